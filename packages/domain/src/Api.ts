@@ -1,0 +1,14 @@
+import { HttpApi, OpenApi } from "@effect/platform"
+import { ValidationFailedResponse } from "./http/ApiError.js"
+import { SystemApi } from "./system/SystemApi.js"
+import { TenancyApi } from "./tenancy/TenancyApi.js"
+
+/** The whole contract: server, CLI, tests and partners share it. A route exists once. */
+export class Api extends HttpApi.make("timebank")
+  .add(SystemApi)
+  .add(TenancyApi)
+  .addError(ValidationFailedResponse)
+  .annotate(OpenApi.Title, "timebank")
+  .annotate(OpenApi.Version, "2.0.0")
+  .annotate(OpenApi.Description, "Multi-tenant community time-credit exchange API")
+{}

@@ -1,0 +1,27 @@
+import { Config, Effect, Option, Redacted } from "effect"
+
+/** Everything the service reads from its environment, in one place (README "Configuration"). */
+export class AppConfig extends Effect.Service<AppConfig>()("AppConfig", {
+  effect: Effect.gen(function*() {
+    return {
+      port: yield* Config.port("PORT").pipe(Config.withDefault(3000)),
+      host: yield* Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
+      databaseUrl: yield* Config.option(Config.redacted("DATABASE_URL")),
+      redisUrl: yield* Config.option(Config.redacted("REDIS_URL")),
+      dataDir: yield* Config.string("DATA_DIR").pipe(Config.withDefault("./.data")),
+      embeddedDbPort: yield* Config.port("EMBEDDED_DB_PORT").pipe(Config.withDefault(54329)),
+      dbPoolSize: yield* Config.integer("DB_POOL_SIZE").pipe(Config.withDefault(10)),
+      tenantRls: yield* Config.boolean("DB_TENANT_RLS").pipe(Config.withDefault(false)),
+      baseDomain: yield* Config.option(Config.string("BASE_DOMAIN")),
+      trustProxy: yield* Config.boolean("TRUST_PROXY").pipe(Config.withDefault(false)),
+      clusterMode: yield* Config.literal("single", "socket")("CLUSTER_MODE").pipe(Config.withDefault("single" as const)),
+      runnerHost: yield* Config.string("RUNNER_HOST").pipe(Config.withDefault("localhost")),
+      runnerPort: yield* Config.port("RUNNER_PORT").pipe(Config.withDefault(34431)),
+      outboxPollInterval: yield* Config.duration("OUTBOX_POLL_INTERVAL").pipe(Config.withDefault("250 millis")),
+      maxBodyBytes: yield* Config.integer("MAX_BODY_BYTES").pipe(Config.withDefault(1024 * 1024))
+    }
+  })
+}) {}
+
+export const redisUrlString = (url: Option.Option<Redacted.Redacted<string>>): Option.Option<string> =>
+  Option.map(url, Redacted.value)

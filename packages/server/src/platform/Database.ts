@@ -1,0 +1,60 @@
+import { NodeContext } from "@effect/platform-node"
+import { SqlClient } from "@effect/sql"
+import { PgClient, PgMigrator } from "@effect/sql-pg"
+import { migrations } from "@timebank/migrations"
+import { Effect, Layer, Option, Redacted } from "effect"
+import { AppConfig } from "./AppConfig.js"
+import { startEmbeddedPostgres } from "./EmbeddedPostgres.js"
+
+/** Key of the advisory lock that lets exactly one process migrate at a time. */
+const MIGRATION_LOCK = 7_246_118_301
+
+/**
+ * PostgreSQL from `DATABASE_URL`, or — when it is unset — an embedded PostgreSQL server kept in `DATA_DIR`.
+ */
+export const SqlLive = Layer.unwrapScoped(Effect.gen(function*() {
+  const config = yield* AppConfig
+  const url = Option.isSome(config.databaseUrl)
+    ? config.databaseUrl.value
+    : Redacted.make((yield* startEmbeddedPostgres({
+      dataDir: config.dataDir,
+      port: config.embeddedDbPort,
+      database: "timebank"
+    })).url)
+  yield* Effect.annotateLogs(Effect.logInfo("database"), {
+    source: Option.isSome(config.databaseUrl) ? "DATABASE_URL" : `embedded (${config.dataDir})`
+  })
+  return PgClient.layer({
+    url,
+    maxConnections: config.dbPoolSize,
+    applicationName: "timebank"
+  })
+}))
+
+/**
+ * Runs the forward-only migrations in `migrations/`. The whole run holds a transaction-scoped advisory lock, so
+ * processes that start together migrate one after another and the later ones find nothing left to do.
+ */
+export const runMigrations = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  return yield* sql.withTransaction(Effect.gen(function*() {
+    yield* sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`
+    // The migrator probes for its table with a query that fails when the table is missing, which would abort our
+    // enclosing transaction; creating it here (same shape) keeps the probe from failing.
+    yield* sql`CREATE TABLE IF NOT EXISTS effect_sql_migrations (
+      migration_id integer PRIMARY KEY,
+      created_at timestamp with time zone NOT NULL DEFAULT now(),
+      name text NOT NULL
+    )`
+    return yield* PgMigrator.run({ loader: PgMigrator.fromRecord(migrations) })
+  }))
+}).pipe(Effect.provide(NodeContext.layer), Effect.withSpan("Database.migrate"))
+
+export const MigrationsLive = Layer.effectDiscard(
+  runMigrations.pipe(Effect.tap((ran) =>
+    ran.length > 0 ? Effect.logInfo(`migrated: ${ran.map(([id, name]) => `${id}_${name}`).join(", ")}`) : Effect.void
+  ))
+)
+
+/** The database, migrated. */
+export const DatabaseLive = MigrationsLive.pipe(Layer.provideMerge(SqlLive))

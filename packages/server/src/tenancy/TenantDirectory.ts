@@ -1,0 +1,70 @@
+import { type Tenant, TenantRequired, TenantResolutionFailed } from "@timebank/domain"
+import { Cache, Duration, Effect, Option } from "effect"
+import { AppConfig } from "../platform/AppConfig.js"
+import { TenantRepo } from "./TenantRepo.js"
+import { type TenantRef, tenantRefOf } from "./TenantResolution.js"
+
+/** How long a resolved tenant is reused before it is read again; bounds how stale a suspension can be. */
+const TENANT_TTL = Duration.seconds(5)
+
+/**
+ * Resolves the tenant of a request. Every request needs it, so lookups are cached for a few seconds: resolving
+ * costs no database round trip on the hot path. Changes made in this process invalidate the cache at once.
+ */
+export class TenantDirectory extends Effect.Service<TenantDirectory>()("TenantDirectory", {
+  dependencies: [TenantRepo.Default],
+  effect: Effect.gen(function*() {
+    const repo = yield* TenantRepo
+    const { baseDomain } = yield* AppConfig
+
+    const lookup = (key: string): Effect.Effect<Option.Option<Tenant>> => {
+      const [kind, value = ""] = [key.slice(0, key.indexOf(":")), key.slice(key.indexOf(":") + 1)]
+      switch (kind) {
+        case "id":
+          return /^[1-9]\d{0,15}$/.test(value) ? repo.findById(Number(value)) : Effect.succeedNone
+        case "slug":
+          return repo.findBySlug(value)
+        default:
+          return repo.findByDomain(value)
+      }
+    }
+    const cache = yield* Cache.make({ capacity: 10_000, timeToLive: TENANT_TTL, lookup })
+
+    const find = (ref: TenantRef): Effect.Effect<Option.Option<Tenant>> => {
+      switch (ref._tag) {
+        case "Id":
+          return cache.get(`id:${ref.id}`)
+        case "Slug":
+          return cache.get(`slug:${ref.slug}`)
+        case "Host":
+          return Option.match(ref.subdomainSlug, {
+            onSome: (slug) => cache.get(`slug:${slug}`),
+            onNone: () => cache.get(`domain:${ref.host}`)
+          })
+      }
+    }
+
+    /** An unknown custom host is not an answer about a tenant, so it reads as "no tenant named". */
+    const namesNothing = (ref: TenantRef) => ref._tag === "Host" && Option.isNone(ref.subdomainSlug)
+
+    const resolve = (headers: Readonly<Record<string, string | undefined>>) =>
+      Effect.gen(function*() {
+        const ref = tenantRefOf(headers, baseDomain)
+        if (Option.isNone(ref)) {
+          return yield* new TenantRequired({
+            message: "No tenant given: send X-Tenant-ID or X-Tenant-Slug, or use the tenant's host"
+          })
+        }
+        const tenant = yield* find(ref.value)
+        if (Option.isNone(tenant) && namesNothing(ref.value)) {
+          return yield* new TenantRequired({ message: `The host ${headers["host"]} is not a tenant's address` })
+        }
+        if (Option.isNone(tenant) || tenant.value.status !== "active") {
+          return yield* new TenantResolutionFailed({ message: "No active tenant matches the request" })
+        }
+        return tenant.value
+      }).pipe(Effect.withSpan("TenantDirectory.resolve"))
+
+    return { resolve, find, invalidate: cache.invalidateAll } as const
+  })
+}) {}
