@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpApiSwagger, HttpServerResponse } from "@effect/platform"
+import { type HttpApi, HttpApiBuilder, HttpApiSwagger, HttpServerResponse } from "@effect/platform"
 import { Api } from "@timebank/domain"
 import { Effect, Layer } from "effect"
 import { AppConfig } from "./platform/AppConfig.js"
@@ -17,25 +17,32 @@ const RawRoutesLive = HttpApiBuilder.Router.use((router) =>
 )
 
 /** Every feature's handlers and middleware. */
-const FeaturesLive = Layer.mergeAll(SystemHttpLive, TenancyLive)
+export const FeaturesLive = Layer.mergeAll(SystemHttpLive, TenancyLive)
 
 /** The service's services that features and operators share. */
 export const ServicesLive = TenantService.Default
 
-/** The HTTP API with docs, OpenAPI, the edge middleware and every feature; needs an HttpServer and the platform. */
-export const HttpLive = Layer.unwrapEffect(Effect.gen(function*() {
-  const config = yield* AppConfig
-  const routes = RouteTable.fromApi(Api, [
-    { method: "GET", path: FRAMEWORK_HEALTH_PATH },
-    { method: "GET", path: OPENAPI_PATH },
-    { method: "GET", path: DOCS_PATH }
-  ])
-  return HttpApiBuilder.serve().pipe(
-    Layer.provide(httpEdge({ routes, maxBodyBytes: config.maxBodyBytes })),
-    Layer.provide(HttpApiSwagger.layer({ path: DOCS_PATH })),
-    Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: OPENAPI_PATH })),
-    Layer.provide(RawRoutesLive),
-    Layer.provide(DecodeErrorsLive),
-    Layer.provide(HttpApiBuilder.api(Api).pipe(Layer.provide(FeaturesLive)))
-  )
-}))
+/**
+ * The HTTP app of an HttpApi: docs, OpenAPI, raw routes, the edge and decode-error middleware, and the API's
+ * handlers. Needs an HttpServer and the platform. Tests use it with contracts extended by probe groups.
+ */
+export const makeHttpLive = <R>(api: HttpApi.HttpApi.Any, apiLive: Layer.Layer<HttpApi.Api, never, R>) =>
+  Layer.unwrapEffect(Effect.gen(function*() {
+    const config = yield* AppConfig
+    const routes = RouteTable.fromApi(api, [
+      { method: "GET", path: FRAMEWORK_HEALTH_PATH },
+      { method: "GET", path: OPENAPI_PATH },
+      { method: "GET", path: DOCS_PATH }
+    ])
+    return HttpApiBuilder.serve().pipe(
+      Layer.provide(httpEdge({ routes, maxBodyBytes: config.maxBodyBytes })),
+      Layer.provide(HttpApiSwagger.layer({ path: DOCS_PATH })),
+      Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: OPENAPI_PATH })),
+      Layer.provide(RawRoutesLive),
+      Layer.provide(DecodeErrorsLive),
+      Layer.provide(apiLive)
+    )
+  }))
+
+/** The timebank HTTP API. */
+export const HttpLive = makeHttpLive(Api, HttpApiBuilder.api(Api).pipe(Layer.provide(FeaturesLive)))

