@@ -1,10 +1,10 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { ValidationFailedResponse } from "./http/ApiError.js"
+import { reportAllDecodeErrors } from "./http/DecodeAll.js"
 import { SystemApi } from "./system/SystemApi.js"
 import { TenancyApi } from "./tenancy/TenancyApi.js"
 
-/** The whole contract: server, CLI, tests and partners share it. A route exists once. */
-export class Api extends HttpApi.make("timebank")
+class Contract extends HttpApi.make("timebank")
   .add(SystemApi)
   .add(TenancyApi)
   .addError(ValidationFailedResponse)
@@ -12,3 +12,7 @@ export class Api extends HttpApi.make("timebank")
   .annotate(OpenApi.Version, "2.0.0")
   .annotate(OpenApi.Description, "Multi-tenant community time-credit exchange API")
 {}
+
+/** The whole contract: server, CLI, tests and partners share it. A route exists once. */
+export const Api = reportAllDecodeErrors(Contract)
+export type Api = typeof Api

@@ -1,6 +1,7 @@
 export * from "./Api.js"
 export * from "./http/ApiError.js"
 export * from "./http/Cursor.js"
+export * from "./http/DecodeAll.js"
 export * from "./http/Envelope.js"
 export * from "./http/Ids.js"
 export * from "./system/SystemApi.js"

@@ -34,3 +34,23 @@ export const offsetMeta = (page: number, perPage: number, total: number): Offset
   const totalPages = Math.max(1, Math.ceil(total / perPage))
   return { current_page: page, per_page: perPage, total, total_pages: totalPages, has_more: page < totalPages }
 }
+
+/**
+ * Builds a cursor page from up to `perPage + 1` rows fetched in list order: the extra row only says there is
+ * more. `cursorOf` turns the last returned row into the value the next page starts after.
+ */
+export const cursorPage = <A>(
+  rows: ReadonlyArray<A>,
+  perPage: number,
+  cursorOf: (last: A) => string
+): { readonly data: ReadonlyArray<A>; readonly meta: CursorMeta } => {
+  const hasMore = rows.length > perPage
+  const data = hasMore ? rows.slice(0, perPage) : rows
+  const last = data[data.length - 1]
+  return {
+    data,
+    meta: hasMore && last !== undefined
+      ? { per_page: perPage, has_more: true, cursor: cursorOf(last) }
+      : { per_page: perPage, has_more: false }
+  }
+}

@@ -42,6 +42,8 @@ export const httpEdge = (options: EdgeOptions) =>
       yield* HttpApp.appendPreResponseHandler((_req, response) =>
         Effect.succeed(HttpServerResponse.setHeader(response, "x-request-id", requestId))
       )
+      // Refuse a declared oversize body before reading it, so the client gets the 413 instead of a reset socket.
+      if (Number(request.headers["content-length"] ?? 0) > options.maxBodyBytes) return payloadTooLarge(options)
       return yield* app.pipe(
         HttpIncomingMessage.withMaxBodySize(Option.some(options.maxBodyBytes)),
         Effect.catchAllCause((cause) => edgeResponse(cause, request, requestId, options)),
@@ -50,6 +52,9 @@ export const httpEdge = (options: EdgeOptions) =>
       )
     })
   )
+
+const payloadTooLarge = (options: EdgeOptions) =>
+  errorJson(413, single("PAYLOAD_TOO_LARGE", `Request body exceeds ${options.maxBodyBytes} bytes`))
 
 const failureTag = (u: unknown): string =>
   typeof u === "object" && u !== null && "_tag" in u ? String(u._tag) : ""
@@ -89,11 +94,7 @@ const errorResponse = (
   }
   if (tag === "RequestError") {
     const inner = (error as { cause?: unknown }).cause
-    if (inner instanceof Error && inner.message === "maxBytes exceeded") {
-      return Effect.succeed(
-        errorJson(413, single("PAYLOAD_TOO_LARGE", `Request body exceeds ${options.maxBodyBytes} bytes`))
-      )
-    }
+    if (inner instanceof Error && inner.message === "maxBytes exceeded") return Effect.succeed(payloadTooLarge(options))
     if (inner instanceof SyntaxError) {
       return Effect.succeed(errorJson(400, single("INVALID_JSON", "Request body is not valid JSON")))
     }
@@ -124,12 +125,19 @@ const decodeErrorResponse = (error: HttpApiError.HttpApiDecodeError) => {
   if (error.issues.some((i) => i.message === PATH_PARAM_NOT_FOUND)) {
     return errorJson(404, single("NOT_FOUND", "Not found"))
   }
-  const entries = error.issues.map((issue) => {
+  // A field can fail in several ways (each member of a union); the envelope carries one entry per field.
+  const byField = new Map<string, string>()
+  for (const issue of error.issues) {
     const field = issue.path.map(String).join(".")
-    return field === ""
-      ? { code: "VALIDATION_ERROR", message: issue.message }
-      : { code: "VALIDATION_ERROR", message: issue.message, field }
-  })
+    if (!byField.has(field)) byField.set(field, issue.message)
+  }
+  // A union reports its member alternatives too ("tags.0: expected string" and "tags: expected undefined");
+  // the deepest problem is the useful one, so a field that is an ancestor of another reported field is dropped.
+  const fields = [...byField.keys()]
+  const isAncestor = (f: string) => fields.some((g) => g !== f && (f === "" || g.startsWith(`${f}.`)))
+  const entries = [...byField].filter(([field]) => !isAncestor(field)).map(([field, message]) =>
+    field === "" ? { code: "VALIDATION_ERROR", message } : { code: "VALIDATION_ERROR", message, field }
+  )
   return errorJson(422, {
     errors: entries.length > 0 ? entries : [{ code: "VALIDATION_ERROR", message: error.message }]
   })
