@@ -57,7 +57,10 @@ interface EventRow {
  * moving on. Runs until interrupted. Each subscriber keeps its own cursor, so one failing subscriber delays only
  * itself.
  */
-export const runSubscriber = <R>(subscriber: OutboxSubscriber<R>, options: PublisherOptions = defaultPublisherOptions) =>
+export const runSubscriber = <R>(
+  subscriber: OutboxSubscriber<R>,
+  options: PublisherOptions = defaultPublisherOptions
+) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
@@ -68,7 +71,8 @@ export const runSubscriber = <R>(subscriber: OutboxSubscriber<R>, options: Publi
 
     // Only rows whose writing transactions precede every transaction still running: nothing can commit later
     // with a smaller (tx_id, id), so the cursor never skips an event.
-    const nextBatch = sql<EventRow>`
+    const nextBatch = () =>
+      sql<EventRow>`
       SELECT id, tx_id::text AS tx_id, tenant_id, event_type, payload, created_at
       FROM outbox_events
       WHERE (tx_id, id) > (${cursor.txId}::xid8, ${cursor.eventId})
@@ -100,11 +104,13 @@ export const runSubscriber = <R>(subscriber: OutboxSubscriber<R>, options: Publi
         ),
         Effect.retry(retryPolicy(options)),
         Effect.catchAll((cause) => deadLetter(row, cause)),
-        Effect.withSpan("OutboxPublisher.deliver", { attributes: { subscriber: subscriber.name, type: row.event_type } })
+        Effect.withSpan("OutboxPublisher.deliver", {
+          attributes: { subscriber: subscriber.name, type: row.event_type }
+        })
       )
 
     const step = Effect.gen(function*() {
-      const rows = yield* Effect.suspend(() => nextBatch)
+      const rows = yield* nextBatch()
       for (const row of rows) {
         yield* deliver(row)
         yield* advance(row)
