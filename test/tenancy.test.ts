@@ -1,7 +1,7 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { apiClient, rawRequest, TestApp } from "./fixtures/TestApp.js"
 import { makeTenant, suspendTenant, tenantHeaders } from "./fixtures/tenants.js"
+import { apiClient, rawRequest, TestApp } from "./fixtures/TestApp.js"
 
 const errorOf = (body: unknown) => (body as { errors: Array<{ code: string; message: string; field?: string }> }).errors
 
@@ -46,7 +46,9 @@ layer(TestApp({ BASE_DOMAIN: "timebank.test" }), { excludeTestServices: true, ti
       Effect.gen(function*() {
         const sub = yield* makeTenant()
         const own = yield* makeTenant({ domain: `bank-${sub.slug}.example.org` })
-        const bySub = yield* rawRequest("GET", "/api/v2/tenant", { headers: { host: `${sub.slug}.timebank.test:3000` } })
+        const bySub = yield* rawRequest("GET", "/api/v2/tenant", {
+          headers: { host: `${sub.slug}.timebank.test:3000` }
+        })
         assert.strictEqual((bySub.body as { data: { id: number } }).data.id, sub.id)
         const byDomain = yield* rawRequest("GET", "/api/v2/tenant", {
           headers: { host: `BANK-${sub.slug}.example.org` }

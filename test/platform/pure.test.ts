@@ -90,6 +90,12 @@ describe("retryPolicy", () => {
         Array.from({ length: 10 }, (_, i) => i)
       )
       // Schedule.run also reports the step on which the schedule ends; the retries are the steps before it.
-      assert.deepStrictEqual(Chunk.toReadonlyArray(delays).slice(0, -1).map(Duration.toMillis), [100, 200, 400, 800, 1000])
+      assert.deepStrictEqual(Chunk.toReadonlyArray(delays).slice(0, -1).map(Duration.toMillis), [
+        100,
+        200,
+        400,
+        800,
+        1000
+      ])
     }))
 })

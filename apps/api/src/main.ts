@@ -20,9 +20,9 @@ const Banner = Layer.effectDiscard(Effect.gen(function*() {
   ].join("\n"))
 }))
 
-const ServerLive = Layer.unwrapEffect(Effect.map(AppConfig, (config) =>
-  NodeHttpServer.layer(createServer, { port: config.port, host: config.host })
-))
+const ServerLive = Layer.unwrapEffect(
+  Effect.map(AppConfig, (config) => NodeHttpServer.layer(createServer, { port: config.port, host: config.host }))
+)
 
 const MainLive = Layer.mergeAll(HttpLive.pipe(HttpServer.withLogAddress, Layer.provide(ServerLive)), Banner).pipe(
   Layer.provide(ServicesLive),

@@ -22,21 +22,27 @@ const errorFields = { message: Schema.String, field: Schema.optional(Schema.Stri
  *
  * Contracts declare them with `.addError(httpError(EventCancelled))`, which encodes them as the D1 envelope.
  */
-export const ApiError = <Self>() =>
-<const Tag extends string, const Code extends string>(tag: Tag, code: Code, status: number) => {
-  type Fields = { readonly _tag: Schema.tag<Tag> } & typeof errorFields
-  // The cast resolves TaggedError's `Self` check, which TypeScript cannot evaluate for a generic `Self`.
-  const TaggedError = Schema.TaggedError<Self>()(tag, errorFields) as unknown as Schema.TaggedErrorClass<Self, Tag, Fields>
-  class Base extends TaggedError {
-    static readonly code: Code = code
-    static readonly status: number = status
+export const ApiError =
+  <Self>() => <const Tag extends string, const Code extends string>(tag: Tag, code: Code, status: number) => {
+    type Fields = { readonly _tag: Schema.tag<Tag> } & typeof errorFields
+    // The cast resolves TaggedError's `Self` check, which TypeScript cannot evaluate for a generic `Self`.
+    const TaggedError = Schema.TaggedError<Self>()(tag, errorFields) as unknown as Schema.TaggedErrorClass<
+      Self,
+      Tag,
+      Fields
+    >
+    class Base extends TaggedError {
+      static readonly code: Code = code
+      static readonly status: number = status
+    }
+    return Base
   }
-  return Base
-}
 
 type ErrorShape = { readonly _tag: string; readonly message: string; readonly field?: string | undefined }
 
-interface ApiErrorClass<A extends ErrorShape> extends Schema.Schema<A, any, never> {
+interface ApiErrorClass<A extends ErrorShape>
+  extends Schema.Schema<A, Schema.Struct.Encoded<typeof errorFields> & { readonly _tag: A["_tag"] }, never>
+{
   readonly code: string
   readonly status: number
 }
@@ -64,7 +70,8 @@ export const httpError = <A extends ErrorShape>(
     Schema.typeSchema(cls),
     {
       strict: false,
-      decode: ({ errors: [e] }) => new (cls as unknown as new(a: object) => A)(withField({ message: e.message }, e.field)),
+      decode: ({ errors: [e] }) =>
+        new (cls as unknown as new(a: object) => A)(withField({ message: e.message }, e.field)),
       encode: (error) => ({ errors: [withField({ code: cls.code, message: error.message }, error.field)] as const })
     }
   ).annotations(HttpApiSchema.annotations({ status: cls.status, description: `${cls.code} (${tag})` }))

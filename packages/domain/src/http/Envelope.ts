@@ -1,8 +1,7 @@
 import { Schema } from "effect"
 
 /** `{"data": <item>, "meta": {}}` — the success envelope of one record (decisions D1). */
-export const DataEnvelope = <S extends Schema.Schema.Any>(data: S) =>
-  Schema.Struct({ data, meta: Schema.Struct({}) })
+export const DataEnvelope = <S extends Schema.Schema.Any>(data: S) => Schema.Struct({ data, meta: Schema.Struct({}) })
 
 export const CursorMeta = Schema.Struct({
   per_page: Schema.Int,

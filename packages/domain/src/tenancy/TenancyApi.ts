@@ -2,8 +2,8 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, OpenApi } from "@effe
 import { Schema } from "effect"
 import { httpError } from "../http/ApiError.js"
 import { DataEnvelope } from "../http/Envelope.js"
-import { CurrentTenant, TenantPublic } from "./Tenant.js"
 import { TenantRequired, TenantResolutionFailed } from "./TenancyErrors.js"
+import { CurrentTenant, TenantPublic } from "./Tenant.js"
 
 /** Resolves the tenant from `X-Tenant-ID`, `X-Tenant-Slug`, then the host, and provides `CurrentTenant`. */
 export class TenantMiddleware extends HttpApiMiddleware.Tag<TenantMiddleware>()("TenantMiddleware", {

@@ -61,14 +61,20 @@ export const SettingDefaults: typeof AllSettings.Type = {
 }
 
 /** Some settings, as an admin sends them; unknown keys are refused. */
-export const TenantSettingsInput = Schema.partialWith(AllSettings, { exact: true }).annotations({ parseOptions: { onExcessProperty: "error" } })
+export const TenantSettingsInput = Schema.partialWith(AllSettings, { exact: true }).annotations({
+  parseOptions: { onExcessProperty: "error" }
+})
 
 /** Settings as stored (sparse) on the encoded side, with every default applied on the type side. */
-export const TenantSettings = Schema.transform(Schema.partialWith(AllSettings, { exact: true }), Schema.typeSchema(AllSettings), {
-  strict: true,
-  decode: (stored) => ({ ...SettingDefaults, ...stored }),
-  encode: (settings) => settings
-})
+export const TenantSettings = Schema.transform(
+  Schema.partialWith(AllSettings, { exact: true }),
+  Schema.typeSchema(AllSettings),
+  {
+    strict: true,
+    decode: (stored) => ({ ...SettingDefaults, ...stored }),
+    encode: (settings) => settings
+  }
+)
 export type TenantSettings = typeof TenantSettings.Type
 
 /** Slugs name tenants in headers and subdomains: lowercase letters, digits and inner hyphens. */

@@ -14,7 +14,9 @@ export class AppConfig extends Effect.Service<AppConfig>()("AppConfig", {
       tenantRls: yield* Config.boolean("DB_TENANT_RLS").pipe(Config.withDefault(false)),
       baseDomain: yield* Config.option(Config.string("BASE_DOMAIN")),
       trustProxy: yield* Config.boolean("TRUST_PROXY").pipe(Config.withDefault(false)),
-      clusterMode: yield* Config.literal("single", "socket")("CLUSTER_MODE").pipe(Config.withDefault("single" as const)),
+      clusterMode: yield* Config.literal("single", "socket")("CLUSTER_MODE").pipe(
+        Config.withDefault("single" as const)
+      ),
       runnerHost: yield* Config.string("RUNNER_HOST").pipe(Config.withDefault("localhost")),
       runnerPort: yield* Config.port("RUNNER_PORT").pipe(Config.withDefault(34431)),
       outboxPollInterval: yield* Config.duration("OUTBOX_POLL_INTERVAL").pipe(Config.withDefault("250 millis")),

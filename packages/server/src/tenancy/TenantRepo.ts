@@ -50,12 +50,19 @@ export class TenantRepo extends Effect.Service<TenantRepo>()("TenantRepo", {
     const one = (rows: ReadonlyArray<TenantRow>) => Option.map(Option.fromNullable(rows[0]), toTenant)
 
     return {
-      findById: (id: number) => sql<TenantRow>`SELECT * FROM tenants WHERE id = ${id}`.pipe(Effect.map(one), dieOnSqlError),
+      findById: (id: number) =>
+        sql<TenantRow>`SELECT * FROM tenants WHERE id = ${id}`.pipe(Effect.map(one), dieOnSqlError),
       findBySlug: (slug: string) =>
         sql<TenantRow>`SELECT * FROM tenants WHERE slug = ${slug}`.pipe(Effect.map(one), dieOnSqlError),
       findByDomain: (domain: string) =>
-        sql<TenantRow>`SELECT * FROM tenants WHERE lower(domain) = lower(${domain})`.pipe(Effect.map(one), dieOnSqlError),
-      list: sql<TenantRow>`SELECT * FROM tenants ORDER BY id`.pipe(Effect.map((rows) => rows.map(toTenant)), dieOnSqlError),
+        sql<TenantRow>`SELECT * FROM tenants WHERE lower(domain) = lower(${domain})`.pipe(
+          Effect.map(one),
+          dieOnSqlError
+        ),
+      list: sql<TenantRow>`SELECT * FROM tenants ORDER BY id`.pipe(
+        Effect.map((rows) => rows.map(toTenant)),
+        dieOnSqlError
+      ),
       insert: (t: TenantInsert) =>
         sql<TenantRow>`
           INSERT INTO tenants (slug, name, domain, timezone, features, settings)

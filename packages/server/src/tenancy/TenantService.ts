@@ -55,10 +55,13 @@ export class TenantService extends Effect.Service<TenantService>()("TenantServic
     })
 
     const get = Effect.fn("Tenants.get")(function*(id: number) {
-      return yield* Effect.flatten(Effect.map(repo.findById(id), Option.match({
-        onNone: () => Effect.fail(NotFound.of("Tenant")),
-        onSome: Effect.succeed
-      })))
+      return yield* Effect.flatten(Effect.map(
+        repo.findById(id),
+        Option.match({
+          onNone: () => Effect.fail(NotFound.of("Tenant")),
+          onSome: Effect.succeed
+        })
+      ))
     })
 
     const update = Effect.fn("Tenants.update")(function*(id: number, input: unknown) {

@@ -1,0 +1,173 @@
+import { assert, describe, it, layer } from "@effect/vitest"
+import { Context, Effect, Layer } from "effect"
+import { execFile } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import { fileURLToPath } from "node:url"
+import { freshDatabase } from "./fixtures/TestDatabase.js"
+
+const root = fileURLToPath(new URL("..", import.meta.url))
+
+interface CliRun {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+// The CLI must pick its own defaults: single-runner cluster and quiet logs.
+const { CLUSTER_MODE: _mode, LOG_LEVEL: _level, RUNNER_HOST: _host, RUNNER_PORT: _port, ...inheritedEnv } = process.env
+
+/** Runs `npm run cli -- ...args` as the operator would, on the given database. */
+const cli = (databaseUrl: string, ...args: Array<string>) =>
+  Effect.async<CliRun>((resume) => {
+    const child = execFile(
+      process.execPath,
+      ["--import", "tsx", "apps/cli/src/main.ts", ...args],
+      { cwd: root, env: { ...inheritedEnv, DATABASE_URL: databaseUrl }, timeout: 60_000 },
+      (_error, stdout, stderr) => resume(Effect.succeed({ code: child.exitCode, stdout, stderr }))
+    )
+    return Effect.sync(() => child.kill())
+  })
+
+/** The one JSON document the command printed (fails when stdout holds anything else). */
+const jsonOf = <A>(run: CliRun): A => JSON.parse(run.stdout) as A
+
+interface TenantJson {
+  readonly id: number
+  readonly slug: string
+  readonly name: string
+  readonly domain: string | null
+  readonly status: string
+  readonly timezone: string
+  readonly features: Record<string, boolean>
+  readonly settings: Record<string, unknown>
+  readonly created_at: string
+}
+
+type Errors = { readonly errors: ReadonlyArray<{ code: string; message: string; field?: string }> }
+
+const uniqueSlug = () => `cli-${randomBytes(4).toString("hex")}`
+
+class CliDatabase extends Context.Tag("CliDatabase")<CliDatabase, string>() {
+  static readonly Live = Layer.scoped(CliDatabase, Effect.map(freshDatabase, (db) => db.url))
+}
+
+const TIMEOUT = 60_000
+
+layer(CliDatabase.Live, { excludeTestServices: true, timeout: "60 seconds" })("cli tenant commands", (it) => {
+  it.effect(
+    "tenant create --json prints the tenant; the same slug again is ALREADY_EXISTS; list shows both",
+    () =>
+      Effect.gen(function*() {
+        const db = yield* CliDatabase
+        const slug = uniqueSlug()
+        const created = yield* cli(
+          db,
+          ...["tenant", "create", "--slug", slug, "--name", "Riverside", "--timezone", "Europe/Berlin"],
+          ...["--features", "{\"federation\":true,\"blog\":false}", "--settings", "{\"starting_balance\":3}", "--json"]
+        )
+        assert.strictEqual(created.code, 0, created.stderr)
+        const tenant = jsonOf<TenantJson>(created)
+        assert.deepStrictEqual(
+          Object.keys(tenant).sort(),
+          ["created_at", "domain", "features", "id", "name", "settings", "slug", "status", "timezone"]
+        )
+        assert.include(tenant, { slug, name: "Riverside", domain: null, status: "active", timezone: "Europe/Berlin" })
+        assert.include(tenant.features, { federation: true, blog: false, events: true })
+        assert.include(tenant.settings, { starting_balance: 3, registration_requires_approval: true })
+        assert.isFalse(Number.isNaN(Date.parse(tenant.created_at)))
+
+        const again = yield* cli(db, "tenant", "create", "--slug", slug, "--name", "Other", "--json")
+        assert.strictEqual(again.code, 1)
+        assert.deepInclude(jsonOf<Errors>(again).errors[0], { code: "ALREADY_EXISTS", field: "slug" })
+
+        const listed = yield* cli(db, "tenant", "list", "--json")
+        assert.strictEqual(listed.code, 0, listed.stderr)
+        const slugs = jsonOf<Array<TenantJson>>(listed).map((t) => t.slug)
+        assert.strictEqual(slugs[0], "platform")
+        assert.include(slugs, slug)
+      }),
+    TIMEOUT
+  )
+
+  it.effect("bad input is VALIDATION_ERROR with exit 1, in words on stderr or as JSON", () =>
+    Effect.gen(function*() {
+      const db = yield* CliDatabase
+      const [badSlug, unknownFeature, brokenJson] = yield* Effect.all([
+        cli(db, "tenant", "create", "--slug", "Not Valid", "--name", "X"),
+        cli(db, "tenant", "create", "--slug", uniqueSlug(), "--name", "X", "--features", "{\"nope\":true}", "--json"),
+        cli(db, "tenant", "create", "--slug", uniqueSlug(), "--name", "X", "--settings", "{nope", "--json")
+      ], { concurrency: "unbounded" })
+      assert.strictEqual(badSlug.code, 1)
+      assert.strictEqual(badSlug.stdout, "")
+      assert.match(badSlug.stderr, /^error: VALIDATION_ERROR: .+ \(field slug\)$/m)
+      assert.strictEqual(unknownFeature.code, 1)
+      assert.deepInclude(jsonOf<Errors>(unknownFeature).errors[0], { code: "VALIDATION_ERROR", field: "features.nope" })
+      assert.strictEqual(brokenJson.code, 1)
+      assert.deepStrictEqual(jsonOf<Errors>(brokenJson).errors, [
+        { code: "VALIDATION_ERROR", message: "is not valid JSON", field: "settings" }
+      ])
+    }), TIMEOUT)
+
+  it.effect(
+    "tenant update --status suspended changes the tenant; an unknown id is NOT_FOUND",
+    () =>
+      Effect.gen(function*() {
+        const db = yield* CliDatabase
+        const created = jsonOf<TenantJson>(
+          yield* cli(db, "tenant", "create", "--slug", uniqueSlug(), "--name", "To Suspend", "--json")
+        )
+        const [updated, missing] = yield* Effect.all([
+          cli(db, "tenant", "update", String(created.id), "--status", "suspended", "--json"),
+          cli(db, "tenant", "update", "999999", "--name", "Nobody", "--json")
+        ], { concurrency: "unbounded" })
+        assert.strictEqual(updated.code, 0, updated.stderr)
+        assert.include(jsonOf<TenantJson>(updated), { id: created.id, status: "suspended", name: "To Suspend" })
+        assert.strictEqual(missing.code, 1)
+        assert.strictEqual(jsonOf<Errors>(missing).errors[0]?.code, "NOT_FOUND")
+      }),
+    TIMEOUT
+  )
+
+  it.effect("seed demo is idempotent: twice gives the same tenant", () =>
+    Effect.gen(function*() {
+      const db = yield* CliDatabase
+      const first = yield* cli(db, "seed", "demo", "--json")
+      const second = yield* cli(db, "seed", "demo", "--json")
+      assert.strictEqual(first.code, 0, first.stderr)
+      assert.strictEqual(second.code, 0, second.stderr)
+      assert.strictEqual(jsonOf<TenantJson>(first).slug, "demo")
+      assert.strictEqual(jsonOf<TenantJson>(second).id, jsonOf<TenantJson>(first).id)
+    }), TIMEOUT)
+})
+
+describe("cli", () => {
+  it.scopedLive("migrate runs the migrations of a fresh database and says which", () =>
+    Effect.gen(function*() {
+      const db = yield* freshDatabase
+      const run = yield* cli(db.url, "migrate", "--json")
+      assert.strictEqual(run.code, 0, run.stderr)
+      const names = jsonOf<{ migrated: Array<{ id: number; name: string }> }>(run).migrated.map((m) => m.name)
+      assert.includeMembers(names, ["tenants", "outbox"])
+    }), TIMEOUT)
+
+  it.live(
+    "an unknown command or flag is a usage error (exit 2); --help prints the usage",
+    () =>
+      Effect.gen(function*() {
+        const unused = "postgres://127.0.0.1:1/none"
+        const [unknown, badFlag, help] = yield* Effect.all([
+          cli(unused, "frobnicate"),
+          cli(unused, "tenant", "list", "--bogus", "--json"),
+          cli(unused, "--help")
+        ], { concurrency: "unbounded" })
+        assert.strictEqual(unknown.code, 2)
+        assert.match(unknown.stderr, /unknown command: frobnicate/)
+        assert.match(unknown.stderr, /Usage:/)
+        assert.strictEqual(badFlag.code, 2)
+        assert.strictEqual(jsonOf<Errors>(badFlag).errors[0]?.code, "USAGE_ERROR")
+        assert.strictEqual(help.code, 0)
+        assert.match(help.stdout, /tenant create --slug S --name N/)
+      }),
+    TIMEOUT
+  )
+})
