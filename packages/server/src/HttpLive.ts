@@ -1,4 +1,4 @@
-import { type HttpApi, HttpApiBuilder, HttpApiSwagger, HttpServerResponse } from "@effect/platform"
+import { type HttpApi, HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServerResponse } from "@effect/platform"
 import { Api } from "@timebank/domain"
 import { Effect, Layer } from "effect"
 import { AppConfig } from "./platform/AppConfig.js"
@@ -35,6 +35,8 @@ export const makeHttpLive = <R>(api: HttpApi.HttpApi.Any, apiLive: Layer.Layer<H
       { method: "GET", path: DOCS_PATH }
     ])
     return HttpApiBuilder.serve().pipe(
+      // No trace exporter is configured yet; a span per request would only cost time.
+      HttpMiddleware.withTracerDisabledWhen(() => true),
       Layer.provide(httpEdge({ routes, maxBodyBytes: config.maxBodyBytes })),
       Layer.provide(HttpApiSwagger.layer({ path: DOCS_PATH })),
       Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: OPENAPI_PATH })),

@@ -8,10 +8,12 @@ import { TenantSql } from "./TenantSql.js"
 
 const LogLevelLive = Layer.unwrapEffect(Effect.map(AppConfig, (config) => Logger.minimumLogLevel(config.logLevel)))
 
-/** Shared infrastructure of every process: configuration, the migrated database, cluster sharding, Redis. */
-export const PlatformLive = Layer.mergeAll(TenantSql.Default, Outbox.Default, Redis.Default).pipe(
-  Layer.provideMerge(ClusterLive),
+/** Configuration, the migrated database, Redis: enough for operator commands, which must not join the cluster. */
+export const CorePlatformLive = Layer.mergeAll(TenantSql.Default, Outbox.Default, Redis.Default).pipe(
   Layer.provideMerge(LogLevelLive),
   Layer.provideMerge(DatabaseLive),
   Layer.provideMerge(AppConfig.Default)
 )
+
+/** Shared infrastructure of a serving process: the core platform plus a cluster runner. */
+export const PlatformLive = ClusterLive.pipe(Layer.provideMerge(CorePlatformLive))

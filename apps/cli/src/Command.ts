@@ -1,0 +1,39 @@
+import type { SqlClient } from "@effect/sql"
+import type { AlreadyExists, NotFound, ValidationFailed } from "@timebank/domain"
+import type { TenantService } from "@timebank/server"
+import type { Effect } from "effect"
+
+/** The failures an operator is told about in words (exit 1); anything else is a bug. */
+export type CommandError = ValidationFailed | AlreadyExists | NotFound
+
+/** What a command produced: the document `--json` prints, and the text printed otherwise. */
+export interface Output {
+  readonly json: unknown
+  readonly text: string
+}
+
+export type Flags = { readonly [name: string]: string | boolean | undefined }
+
+/**
+ * What a command runs on: `database` is the bare SQL client (so `migrate` can see which migrations it ran itself),
+ * `services` the migrated platform with the shared services.
+ */
+export interface Needs {
+  readonly database: SqlClient.SqlClient
+  readonly services: TenantService
+}
+
+export interface Command<K extends keyof Needs = keyof Needs> {
+  /** The words that name it, such as `tenant create`. */
+  readonly name: string
+  readonly summary: string
+  /** Its arguments and flags as the usage text shows them. */
+  readonly synopsis: string
+  readonly positionals: ReadonlyArray<string>
+  readonly flags: ReadonlyArray<string>
+  readonly requiredFlags?: ReadonlyArray<string>
+  readonly needs: K
+  readonly run: (positionals: ReadonlyArray<string>, flags: Flags) => Effect.Effect<Output, CommandError, Needs[K]>
+}
+
+export type AnyCommand = Command<"database"> | Command<"services">

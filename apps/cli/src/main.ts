@@ -1,0 +1,104 @@
+import { NodeRuntime } from "@effect/platform-node"
+import { AppConfig, CorePlatformLive, ServicesLive, SqlLive } from "@timebank/server"
+import { Cause, Config, ConfigProvider, Console, Effect, Either, Exit, Layer, Logger, LogLevel, Option } from "effect"
+import { type Invocation, parseInvocation, type UsageError } from "./Arguments.js"
+import type { AnyCommand, Output } from "./Command.js"
+import { migrate } from "./commands/migrate.js"
+import { seedDemo } from "./commands/seed.js"
+import { tenantCreate, tenantList, tenantUpdate } from "./commands/tenant.js"
+import { errorEntries, errorLine, isCommandError } from "./Render.js"
+
+const commands: ReadonlyArray<AnyCommand> = [migrate, seedDemo, tenantCreate, tenantList, tenantUpdate]
+
+const commandUsage = (c: AnyCommand) => {
+  const synopsis = c.synopsis.replaceAll("\n", `\n${" ".repeat(c.name.length + 3)}`)
+  return `  ${c.name} ${synopsis}`.trimEnd() + `\n      ${c.summary}`
+}
+
+const usage = [
+  "Usage: npm run cli -- <command> [--json]",
+  "",
+  "Commands:",
+  ...commands.map(commandUsage),
+  "",
+  "Options:",
+  "  --json      print one JSON document on stdout; errors as {\"errors\": [{code, message, field?}]}",
+  "  -h, --help  show this text",
+  "",
+  "--features takes {\"<feature>\": true|false}, --settings takes {\"<setting>\": value} (decisions D3).",
+  "Exit status: 0 done, 1 refused or failed, 2 bad command line."
+].join("\n")
+
+/** Only `migrate` needs the database unmigrated: the platform migrates while it starts. */
+const DatabaseOnly = SqlLive.pipe(Layer.provide(AppConfig.Default))
+const Services = ServicesLive.pipe(Layer.provide(CorePlatformLive))
+
+const execute = (invocation: Extract<Invocation, { _tag: "Run" }>): Effect.Effect<Output, unknown> => {
+  const { command, flags, positionals } = invocation
+  return command.needs === "database"
+    ? Effect.provide(command.run(positionals, flags), DatabaseOnly)
+    : Effect.provide(command.run(positionals, flags), Services)
+}
+
+const printJson = (document: unknown) => Console.log(JSON.stringify(document, null, 2))
+
+const reportFailure = (cause: Cause.Cause<unknown>, json: boolean) => {
+  const failure = Cause.failureOption(cause)
+  if (Option.isSome(failure) && isCommandError(failure.value)) {
+    const errors = errorEntries(failure.value)
+    return json ? printJson({ errors }) : Effect.forEach(errors, (e) => Console.error(errorLine(e)), { discard: true })
+  }
+  const internal = { code: "INTERNAL_ERROR", message: "unexpected failure, details on stderr" }
+  return Effect.all([
+    Console.error(errorLine(internal)),
+    Console.error(Cause.pretty(cause)),
+    json ? printJson({ errors: [internal] }) : Effect.void
+  ], { discard: true })
+}
+
+const run = (invocation: Extract<Invocation, { _tag: "Run" }>) =>
+  execute(invocation).pipe(
+    Effect.matchCauseEffect({
+      onSuccess: (output) => Effect.as(invocation.json ? printJson(output.json) : Console.log(output.text), 0),
+      onFailure: (cause) => Effect.as(reportFailure(cause, invocation.json), 1)
+    })
+  )
+
+const refuse = (error: UsageError) =>
+  Effect.gen(function*() {
+    yield* Console.error(`error: ${error.message}\n\n${usage}`)
+    if (error.json) yield* printJson({ errors: [{ code: "USAGE_ERROR", message: error.message }] })
+    return 2
+  })
+
+const program = (argv: ReadonlyArray<string>): Effect.Effect<number> =>
+  Either.match(parseInvocation(argv, commands), {
+    onLeft: refuse,
+    onRight: (invocation) => invocation._tag === "Help" ? Effect.as(Console.log(usage), 0) : run(invocation)
+  })
+
+const exitCode = <A, E>(exit: Exit.Exit<A, E>) =>
+  Exit.match(exit, {
+    onSuccess: (code) => (typeof code === "number" ? code : 0),
+    onFailure: (cause) => (Cause.isInterruptedOnly(cause) ? 130 : 1)
+  })
+
+// stdout carries results only: logs go to stderr, and below warnings only when LOG_LEVEL asks for them.
+const CliConfig = Layer.setConfigProvider(
+  ConfigProvider.fromEnv().pipe(ConfigProvider.orElse(() => ConfigProvider.fromMap(new Map([["LOG_LEVEL", "WARN"]]))))
+)
+const CliLogging = Layer.merge(
+  Logger.replace(Logger.defaultLogger, Logger.prettyLogger({ stderr: true })),
+  Layer.unwrapEffect(
+    Effect.map(Config.logLevel("LOG_LEVEL").pipe(Effect.orElseSucceed(() => LogLevel.Warning)), Logger.minimumLogLevel)
+  )
+).pipe(Layer.provide(CliConfig))
+
+program(process.argv.slice(2)).pipe(
+  Effect.provide(Layer.merge(CliLogging, CliConfig)),
+  NodeRuntime.runMain({
+    disableErrorReporting: true,
+    disablePrettyLogger: true,
+    teardown: (exit, onExit) => onExit(exitCode(exit))
+  })
+)
