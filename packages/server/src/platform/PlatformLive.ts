@@ -10,8 +10,9 @@ const LogLevelLive = Layer.unwrapEffect(Effect.map(AppConfig, (config) => Logger
 
 /** Configuration, the migrated database, Redis: enough for operator commands, which must not join the cluster. */
 export const CorePlatformLive = Layer.mergeAll(TenantSql.Default, Outbox.Default, Redis.Default).pipe(
-  Layer.provideMerge(LogLevelLive),
   Layer.provideMerge(DatabaseLive),
+  // Before the database, so that its start-up logs obey LOG_LEVEL too.
+  Layer.provideMerge(LogLevelLive),
   Layer.provideMerge(AppConfig.Default)
 )
 
