@@ -1,4 +1,4 @@
-import { Config, Effect, LogLevel, Option, Redacted } from "effect"
+import { Config, Effect, LogLevel } from "effect"
 
 /** Everything the service reads from its environment, in one place (README "Configuration"). */
 export class AppConfig extends Effect.Service<AppConfig>()("AppConfig", {
@@ -25,6 +25,3 @@ export class AppConfig extends Effect.Service<AppConfig>()("AppConfig", {
     }
   })
 }) {}
-
-export const redisUrlString = (url: Option.Option<Redacted.Redacted<string>>): Option.Option<string> =>
-  Option.map(url, Redacted.value)

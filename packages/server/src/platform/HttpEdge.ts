@@ -7,7 +7,7 @@ import {
   HttpServerResponse
 } from "@effect/platform"
 import { type ErrorBody, PATH_PARAM_NOT_FOUND } from "@timebank/domain"
-import { Cause, Effect, FiberRef, Option } from "effect"
+import { Cause, Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import type { RouteTable } from "./RouteTable.js"
 
@@ -15,9 +15,6 @@ export const errorJson = (status: number, body: ErrorBody, headers: Record<strin
   HttpServerResponse.unsafeJson(body, { status, headers })
 
 const single = (code: string, message: string): ErrorBody => ({ errors: [{ code, message }] })
-
-/** The request id of the current request, for logs and for the message of a 500. */
-export const currentRequestId = FiberRef.unsafeMake<string>("")
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
@@ -47,7 +44,6 @@ export const httpEdge = (options: EdgeOptions) =>
       return yield* app.pipe(
         HttpIncomingMessage.withMaxBodySize(Option.some(options.maxBodyBytes)),
         Effect.catchAllCause((cause) => edgeResponse(cause, request, requestId, options)),
-        Effect.locally(currentRequestId, requestId),
         Effect.annotateLogs({ request_id: requestId })
       )
     })
