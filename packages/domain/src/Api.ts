@@ -1,12 +1,17 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { ValidationFailedResponse } from "./http/ApiError.js"
 import { reportAllDecodeErrors } from "./http/DecodeAll.js"
+import { AuthApi, SessionApi } from "./identity/AuthApi.js"
+import { UsersApi } from "./identity/UsersApi.js"
 import { SystemApi } from "./system/SystemApi.js"
 import { TenancyApi } from "./tenancy/TenancyApi.js"
 
 class Contract extends HttpApi.make("timebank")
   .add(SystemApi)
   .add(TenancyApi)
+  .add(AuthApi)
+  .add(SessionApi)
+  .add(UsersApi)
   .addError(ValidationFailedResponse)
   .annotate(OpenApi.Title, "timebank")
   .annotate(OpenApi.Version, "2.0.0")

@@ -1,11 +1,12 @@
 import { type HttpApi, HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServerResponse } from "@effect/platform"
 import { Api } from "@timebank/domain"
 import { Effect, Layer } from "effect"
+import { AuthenticationLive, IdentityHttpLive, IdentityService } from "./identity/index.js"
 import { AppConfig } from "./platform/AppConfig.js"
 import { DecodeErrorsLive, httpEdge } from "./platform/HttpEdge.js"
 import { RouteTable } from "./platform/RouteTable.js"
 import { SystemHttpLive } from "./system/index.js"
-import { TenancyLive, TenantService } from "./tenancy/index.js"
+import { TenancyHttpLive, TenantDirectory, TenantMiddlewareLive, TenantService } from "./tenancy/index.js"
 
 const DOCS_PATH = "/api/docs"
 const OPENAPI_PATH = "/api/v2/openapi.json"
@@ -16,11 +17,16 @@ const RawRoutesLive = HttpApiBuilder.Router.use((router) =>
   router.get(FRAMEWORK_HEALTH_PATH, HttpServerResponse.unsafeJson({ status: "ok" }))
 )
 
-/** Every feature's handlers and middleware. */
-export const FeaturesLive = Layer.mergeAll(SystemHttpLive, TenancyLive)
+/** Middleware that groups declare: the tenant of the request, then its caller. */
+const MiddlewareLive = Layer.mergeAll(TenantMiddlewareLive, AuthenticationLive)
+
+/** Every feature's handlers, with the middleware they declare. */
+export const FeaturesLive = Layer.mergeAll(SystemHttpLive, TenancyHttpLive, IdentityHttpLive).pipe(
+  Layer.provideMerge(MiddlewareLive)
+)
 
 /** The service's services that features and operators share. */
-export const ServicesLive = TenantService.Default
+export const ServicesLive = Layer.mergeAll(TenantService.Default, TenantDirectory.Default, IdentityService.Default)
 
 /**
  * The HTTP app of an HttpApi: docs, OpenAPI, raw routes, the edge and decode-error middleware, and the API's

@@ -21,6 +21,8 @@ export class AppConfig extends Effect.Service<AppConfig>()("AppConfig", {
       runnerPort: yield* Config.port("RUNNER_PORT").pipe(Config.withDefault(34431)),
       outboxPollInterval: yield* Config.duration("OUTBOX_POLL_INTERVAL").pipe(Config.withDefault("250 millis")),
       logLevel: yield* Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info)),
+      legacyJwtSecret: yield* Config.option(Config.redacted("LEGACY_JWT_SECRET")),
+      cookieSecure: yield* Config.boolean("COOKIE_SECURE").pipe(Config.withDefault(false)),
       maxBodyBytes: yield* Config.integer("MAX_BODY_BYTES").pipe(Config.withDefault(1024 * 1024))
     }
   })

@@ -1,0 +1,5 @@
+export * from "./AuthApi.js"
+export * from "./Authentication.js"
+export * from "./IdentityErrors.js"
+export * from "./User.js"
+export * from "./UsersApi.js"

@@ -1,0 +1,34 @@
+import { HttpServerRequest } from "@effect/platform"
+import { Authentication, CSRF_COOKIE, CSRF_HEADER, CurrentTenant } from "@timebank/domain"
+import { Effect, Layer, Option, Redacted } from "effect"
+import { IdentityService } from "./IdentityService.js"
+
+/**
+ * The tenant middleware runs before this one (groups add it last), so `CurrentTenant` is present at run time;
+ * middleware signatures cannot say so, hence the optional read.
+ */
+const inTenant = <A, E>(effect: Effect.Effect<A, E, CurrentTenant>) =>
+  Effect.flatMap(Effect.serviceOption(CurrentTenant), (tenant) =>
+    Option.isSome(tenant)
+      ? Effect.provideService(effect, CurrentTenant, tenant.value)
+      : Effect.die(new Error("Authentication runs only behind the tenant middleware")))
+
+export const AuthenticationLive = Layer.effect(
+  Authentication,
+  Effect.gen(function*() {
+    const identity = yield* IdentityService
+    return Authentication.of({
+      bearer: (token) => inTenant(identity.authenticateBearer(Redacted.value(token))),
+      session: (cookie) =>
+        Effect.flatMap(
+          HttpServerRequest.HttpServerRequest,
+          (request) =>
+            inTenant(identity.authenticateSession(Redacted.value(cookie), {
+              method: request.method,
+              csrfHeader: request.headers[CSRF_HEADER],
+              csrfCookie: request.cookies[CSRF_COOKIE]
+            }))
+        )
+    })
+  })
+)

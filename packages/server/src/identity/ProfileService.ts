@@ -1,0 +1,35 @@
+import { CurrentUser, NotFound, type UpdateMyProfile } from "@timebank/domain"
+import type { NotificationPreferences } from "@timebank/domain"
+import { Effect, Option } from "effect"
+import { preferencesOf, toMyProfile, toPublicProfile, type UserRow } from "./UserRecord.js"
+import { UserRepo } from "./UserRepo.js"
+
+/** The caller's own profile and preferences, and other members' public profiles. */
+export class ProfileService extends Effect.Service<ProfileService>()("ProfileService", {
+  dependencies: [UserRepo.Default],
+  effect: Effect.gen(function*() {
+    const users = yield* UserRepo
+
+    const found = (what: string) => (row: Option.Option<UserRow>) =>
+      Option.match(row, { onNone: () => Effect.fail(NotFound.of(what)), onSome: Effect.succeed })
+
+    /** The caller's own row; a super-admin visiting another tenant has no row there. */
+    const me = Effect.flatMap(CurrentUser, (actor) => users.findById(actor.userId)).pipe(Effect.flatMap(found("User")))
+
+    return {
+      me: Effect.map(me, toMyProfile).pipe(Effect.withSpan("Profile.me")),
+      updateMe: Effect.fn("Profile.updateMe")(function*(patch: UpdateMyProfile) {
+        const actor = yield* CurrentUser
+        return toMyProfile(yield* found("User")(yield* users.updateProfile(actor.userId, patch)))
+      }),
+      preferences: Effect.map(me, preferencesOf).pipe(Effect.withSpan("Profile.preferences")),
+      updatePreferences: Effect.fn("Profile.updatePreferences")(function*(patch: Partial<NotificationPreferences>) {
+        const actor = yield* CurrentUser
+        return preferencesOf(yield* found("User")(yield* users.updatePreferences(actor.userId, patch)))
+      }),
+      publicProfile: Effect.fn("Profile.public")(function*(id: number) {
+        return toPublicProfile(yield* found("User")(yield* users.findById(id)))
+      })
+    } as const
+  })
+}) {}

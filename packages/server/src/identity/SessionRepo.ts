@@ -1,0 +1,115 @@
+import { SqlClient, type Statement } from "@effect/sql"
+import { Effect, Option } from "effect"
+import { dieOnSqlError } from "../platform/TenantSql.js"
+import type { UserRow } from "./UserRecord.js"
+
+/** A user row with the session it was reached through. */
+export type SessionUserRow = UserRow & {
+  readonly session_id: string | null
+  readonly impersonator_id: string | null
+  readonly home_tenant_slug: string
+}
+
+export interface RefreshRow {
+  readonly session_id: string
+  readonly consumed_at: Date | null
+  readonly expired: boolean
+  readonly session_revoked: boolean
+}
+
+export interface NewSession {
+  readonly tenantId: number
+  readonly userId: number
+  readonly kind: "login" | "impersonation"
+  readonly impersonatorId: number | null
+  readonly cookieTokenHash: string | null
+  readonly lifetimeSeconds: number
+}
+
+/**
+ * Sessions (token families), access and refresh tokens. A token names its own tenant, so lookups here are by token
+ * hash; the caller compares the tenant with the request's.
+ */
+export class SessionRepo extends Effect.Service<SessionRepo>()("SessionRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const first = <A>(rows: ReadonlyArray<A>) => Option.fromNullable(rows[0])
+
+    const activeUserBy = (condition: Statement.Fragment) =>
+      sql<SessionUserRow>`
+        SELECT u.*, s.id AS session_id, s.impersonator_id, t.slug AS home_tenant_slug
+        FROM auth_sessions s JOIN users u ON u.id = s.user_id JOIN tenants t ON t.id = u.tenant_id
+        WHERE ${condition} AND s.revoked_at IS NULL AND s.expires_at > now() AND u.deleted_at IS NULL`.pipe(
+        Effect.map(first),
+        dieOnSqlError
+      )
+
+    return {
+      create: (s: NewSession) =>
+        sql<{ id: string }>`
+          INSERT INTO auth_sessions (tenant_id, user_id, kind, impersonator_id, cookie_token_hash, expires_at)
+          VALUES (${s.tenantId}, ${s.userId}, ${s.kind}, ${s.impersonatorId}, ${s.cookieTokenHash},
+                  now() + make_interval(secs => ${s.lifetimeSeconds}))
+          RETURNING id`.pipe(Effect.map((rows) => Number(rows[0]!.id)), dieOnSqlError),
+
+      /** Issues an access token and, unless `refreshSeconds` is null, a refresh token in one statement. */
+      issue: (
+        sessionId: number,
+        access: { hash: string; seconds: number },
+        refresh: { hash: string; seconds: number } | null
+      ) =>
+        sql`
+          WITH a AS (
+            INSERT INTO access_tokens (token_hash, session_id, expires_at)
+            VALUES (${access.hash}, ${sessionId}, now() + make_interval(secs => ${access.seconds}))
+          )
+          INSERT INTO refresh_tokens (token_hash, session_id, expires_at)
+          SELECT ${refresh?.hash ?? ""}, ${sessionId}, now() + make_interval(secs => ${refresh?.seconds ?? 0})
+          WHERE ${refresh !== null}`.pipe(Effect.asVoid, dieOnSqlError),
+
+      userByAccessToken: (hash: string) =>
+        activeUserBy(
+          sql`s.id = (SELECT session_id FROM access_tokens WHERE token_hash = ${hash} AND expires_at > now())`
+        ),
+
+      userBySessionCookie: (hash: string) => activeUserBy(sql`s.cookie_token_hash = ${hash}`),
+
+      userBySession: (sessionId: number) => activeUserBy(sql`s.id = ${sessionId}`),
+
+      /** A user of any tenant, for legacy JWTs, which name the user directly. */
+      userById: (id: number) =>
+        sql<SessionUserRow>`
+          SELECT u.*, NULL AS session_id, NULL AS impersonator_id, t.slug AS home_tenant_slug
+          FROM users u JOIN tenants t ON t.id = u.tenant_id
+          WHERE u.id = ${id} AND u.deleted_at IS NULL`.pipe(Effect.map(first), dieOnSqlError),
+
+      findRefresh: (hash: string) =>
+        sql<RefreshRow>`
+          SELECT r.session_id, r.consumed_at, r.expires_at <= now() OR s.expires_at <= now() AS expired,
+                 s.revoked_at IS NOT NULL AS session_revoked
+          FROM refresh_tokens r JOIN auth_sessions s ON s.id = r.session_id
+          WHERE r.token_hash = ${hash}`.pipe(Effect.map(first), dieOnSqlError),
+
+      /** Marks a refresh token used; false when another request consumed it first. */
+      consumeRefresh: (hash: string) =>
+        sql`UPDATE refresh_tokens SET consumed_at = now() WHERE token_hash = ${hash} AND consumed_at IS NULL
+            RETURNING token_hash`.pipe(Effect.map((rows) => rows.length === 1), dieOnSqlError),
+
+      extend: (sessionId: number, lifetimeSeconds: number) =>
+        sql`UPDATE auth_sessions SET expires_at = now() + make_interval(secs => ${lifetimeSeconds})
+            WHERE id = ${sessionId} AND kind = 'login'`.pipe(Effect.asVoid, dieOnSqlError),
+
+      revoke: (sessionId: number) =>
+        sql`UPDATE auth_sessions SET revoked_at = now() WHERE id = ${sessionId} AND revoked_at IS NULL`.pipe(
+          Effect.asVoid,
+          dieOnSqlError
+        ),
+
+      revokeAllOf: (userId: number) =>
+        sql`UPDATE auth_sessions SET revoked_at = now() WHERE user_id = ${userId} AND revoked_at IS NULL`.pipe(
+          Effect.asVoid,
+          dieOnSqlError
+        )
+    } as const
+  })
+}) {}

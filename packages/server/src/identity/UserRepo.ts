@@ -1,0 +1,90 @@
+import type { Language, NotificationPreferences, Role, UserStatus } from "@timebank/domain"
+import { Effect, Option } from "effect"
+import { TenantSql } from "../platform/TenantSql.js"
+import type { UserRow } from "./UserRecord.js"
+
+export interface UserInsert {
+  readonly email: string
+  readonly passwordHash: string | null
+  readonly firstName: string
+  readonly lastName: string
+  readonly role: Role
+  readonly status: UserStatus
+  readonly isApproved: boolean
+  readonly preferredLanguage: Language
+}
+
+export interface ProfilePatch {
+  readonly first_name?: string
+  readonly last_name?: string
+  readonly bio?: string | null
+  readonly avatar_url?: string | null
+  readonly location?: string | null
+  readonly preferred_language?: Language
+  readonly federation_opt_in?: boolean
+}
+
+const definedOnly = <A extends object>(patch: A): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined))
+
+/** Users of the current tenant. */
+export class UserRepo extends Effect.Service<UserRepo>()("UserRepo", {
+  dependencies: [TenantSql.Default],
+  effect: Effect.gen(function*() {
+    const db = yield* TenantSql
+    const { sql } = db
+    const first = (rows: ReadonlyArray<UserRow>) => Option.fromNullable(rows[0])
+
+    return {
+      findById: (id: number) =>
+        db.query((tenantId) =>
+          sql<UserRow>`SELECT * FROM users WHERE tenant_id = ${tenantId} AND id = ${id} AND deleted_at IS NULL`.pipe(
+            Effect.map(first)
+          )
+        ),
+      findByEmail: (email: string) =>
+        db.query((tenantId) =>
+          sql<UserRow>`SELECT * FROM users
+            WHERE tenant_id = ${tenantId} AND lower(email) = lower(${email}) AND deleted_at IS NULL`.pipe(
+            Effect.map(first)
+          )
+        ),
+      emailTaken: (email: string) =>
+        db.query((tenantId) =>
+          sql<{ n: number }>`SELECT count(*)::int AS n FROM users
+            WHERE tenant_id = ${tenantId} AND lower(email) = lower(${email})`.pipe(
+            Effect.map((rows) => (rows[0]?.n ?? 0) > 0)
+          )
+        ),
+      insert: (u: UserInsert) =>
+        db.query((tenantId) =>
+          sql<UserRow>`
+            INSERT INTO users (tenant_id, email, password_hash, first_name, last_name, role, status, is_approved,
+                               preferred_language)
+            VALUES (${tenantId}, ${u.email}, ${u.passwordHash}, ${u.firstName}, ${u.lastName}, ${u.role}, ${u.status},
+                    ${u.isApproved}, ${u.preferredLanguage})
+            ON CONFLICT DO NOTHING
+            RETURNING *`.pipe(Effect.map(first))
+        ),
+      updateProfile: (id: number, patch: ProfilePatch) =>
+        db.query((tenantId) =>
+          sql<UserRow>`
+            UPDATE users SET ${sql.update({ ...definedOnly(patch), updated_at: new Date() })}
+            WHERE tenant_id = ${tenantId} AND id = ${id} AND deleted_at IS NULL
+            RETURNING *`.pipe(Effect.map(first))
+        ),
+      updatePreferences: (id: number, patch: Partial<NotificationPreferences>) =>
+        db.query((tenantId) =>
+          sql<UserRow>`
+            UPDATE users SET notification_preferences = notification_preferences || ${JSON.stringify(patch)}::jsonb,
+                             updated_at = now()
+            WHERE tenant_id = ${tenantId} AND id = ${id} AND deleted_at IS NULL
+            RETURNING *`.pipe(Effect.map(first))
+        ),
+      markSignedIn: (id: number) =>
+        db.query((tenantId) =>
+          sql`UPDATE users SET last_login_at = now() WHERE tenant_id = ${tenantId} AND id = ${id}`.pipe(Effect.asVoid)
+        )
+    } as const
+  })
+}) {}
