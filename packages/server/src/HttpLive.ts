@@ -1,7 +1,7 @@
 import { type HttpApi, HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServerResponse } from "@effect/platform"
 import { Api } from "@timebank/domain"
 import { Effect, Layer } from "effect"
-import { AuthenticationLive, IdentityHttpLive, IdentityService } from "./identity/index.js"
+import { AuthenticationLive, IdentityHttpLive, IdentityService, UserRepo } from "./identity/index.js"
 import { AppConfig } from "./platform/AppConfig.js"
 import { DecodeErrorsLive, httpEdge } from "./platform/HttpEdge.js"
 import { RouteTable } from "./platform/RouteTable.js"
@@ -26,7 +26,12 @@ export const FeaturesLive = Layer.mergeAll(SystemHttpLive, TenancyHttpLive, Iden
 )
 
 /** The service's services that features and operators share. */
-export const ServicesLive = Layer.mergeAll(TenantService.Default, TenantDirectory.Default, IdentityService.Default)
+export const ServicesLive = Layer.mergeAll(
+  TenantService.Default,
+  TenantDirectory.Default,
+  IdentityService.Default,
+  UserRepo.Default
+)
 
 /**
  * The HTTP app of an HttpApi: docs, OpenAPI, raw routes, the edge and decode-error middleware, and the API's
