@@ -1,8 +1,10 @@
 import { assert, describe, it, layer } from "@effect/vitest"
+import { verifyPassword } from "@timebank/server"
 import { Context, Effect, Layer } from "effect"
 import { execFile } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { fileURLToPath } from "node:url"
+import pg from "pg"
 import { freshDatabase } from "./fixtures/TestDatabase.js"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
@@ -137,7 +139,59 @@ layer(CliDatabase.Live, { excludeTestServices: true, timeout: "60 seconds" })("c
       assert.strictEqual(second.code, 0, second.stderr)
       assert.strictEqual(jsonOf<TenantJson>(first).slug, "demo")
       assert.strictEqual(jsonOf<TenantJson>(second).id, jsonOf<TenantJson>(first).id)
+      // The demo admin comes with it, once (its credentials are printed at npm start and in the README).
+      const admin = jsonOf<{ admin: { id: number; email: string } }>(first).admin
+      assert.strictEqual(admin.email, "admin@demo.timebank.test")
+      assert.deepStrictEqual(jsonOf<{ admin: unknown }>(second).admin, admin)
     }), TIMEOUT)
+
+  it.effect(
+    "user create makes an active, approved user (a generated password when none is given); refusals are typed",
+    () =>
+      Effect.gen(function*() {
+        const db = yield* CliDatabase
+        const email = `op-${randomBytes(4).toString("hex")}@example.org`
+        const created = yield* cli(
+          db,
+          ...["user", "create", "--tenant", "platform", "--email", email, "--first-name", "Olga"],
+          ...["--last-name", "Operator", "--role", "coordinator", "--json"]
+        )
+        assert.strictEqual(created.code, 0, created.stderr)
+        const user = jsonOf<Record<string, unknown> & { password: string }>(created)
+        assert.include(user, {
+          email,
+          first_name: "Olga",
+          last_name: "Operator",
+          role: "coordinator",
+          status: "active",
+          is_approved: true
+        })
+        assert.isString(user.password)
+        const stored = yield* Effect.promise(async () => {
+          const client = new pg.Client({ connectionString: db })
+          await client.connect()
+          try {
+            return (await client.query("SELECT password_hash FROM users WHERE id = $1", [user["id"]])).rows[0] as {
+              password_hash: string
+            }
+          } finally {
+            await client.end()
+          }
+        })
+        assert.isTrue(yield* verifyPassword(user.password, stored.password_hash))
+
+        const names = ["--first-name", "A", "--last-name", "B", "--json"]
+        const [duplicate, unknownTenant] = yield* Effect.all([
+          cli(db, "user", "create", "--tenant", "platform", "--email", email.toUpperCase(), ...names),
+          cli(db, "user", "create", "--tenant", "999999", "--email", "x@example.org", ...names)
+        ], { concurrency: "unbounded" })
+        assert.strictEqual(duplicate.code, 1)
+        assert.deepInclude(jsonOf<Errors>(duplicate).errors[0], { code: "ALREADY_EXISTS", field: "email" })
+        assert.strictEqual(unknownTenant.code, 1)
+        assert.strictEqual(jsonOf<Errors>(unknownTenant).errors[0]?.code, "NOT_FOUND")
+      }),
+    TIMEOUT
+  )
 })
 
 describe("cli", () => {

@@ -13,7 +13,13 @@ const options = {
   status: { type: "string" },
   timezone: { type: "string" },
   features: { type: "string" },
-  settings: { type: "string" }
+  settings: { type: "string" },
+  tenant: { type: "string" },
+  email: { type: "string" },
+  "first-name": { type: "string" },
+  "last-name": { type: "string" },
+  password: { type: "string" },
+  role: { type: "string" }
 } as const satisfies ParseArgsConfig["options"]
 
 const globalFlags = new Set(["json", "help"])

@@ -1,6 +1,6 @@
 import type { SqlClient } from "@effect/sql"
 import type { AlreadyExists, NotFound, ValidationFailed } from "@timebank/domain"
-import type { TenantService } from "@timebank/server"
+import type { TenantService, UserAccounts } from "@timebank/server"
 import type { Effect } from "effect"
 
 /** The failures an operator is told about in words (exit 1); anything else is a bug. */
@@ -20,7 +20,7 @@ export type Flags = { readonly [name: string]: string | boolean | undefined }
  */
 export interface Needs {
   readonly database: SqlClient.SqlClient
-  readonly services: TenantService
+  readonly services: TenantService | UserAccounts
 }
 
 export interface Command<K extends keyof Needs = keyof Needs> {

@@ -6,9 +6,10 @@ import type { AnyCommand, Output } from "./Command.js"
 import { migrate } from "./commands/migrate.js"
 import { seedDemo } from "./commands/seed.js"
 import { tenantCreate, tenantList, tenantUpdate } from "./commands/tenant.js"
+import { userCreate } from "./commands/user.js"
 import { errorEntries, errorLine, isCommandError } from "./Render.js"
 
-const commands: ReadonlyArray<AnyCommand> = [migrate, seedDemo, tenantCreate, tenantList, tenantUpdate]
+const commands: ReadonlyArray<AnyCommand> = [migrate, seedDemo, tenantCreate, tenantList, tenantUpdate, userCreate]
 
 const commandUsage = (c: AnyCommand) => {
   const synopsis = c.synopsis.replaceAll("\n", `\n${" ".repeat(c.name.length + 3)}`)

@@ -1,9 +1,12 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { ValidationFailedResponse } from "./http/ApiError.js"
 import { reportAllDecodeErrors } from "./http/DecodeAll.js"
+import { AdminUsersApi } from "./identity/AdminUsersApi.js"
 import { AuthApi, SessionApi } from "./identity/AuthApi.js"
 import { UsersApi } from "./identity/UsersApi.js"
 import { SystemApi } from "./system/SystemApi.js"
+import { AdminConfigApi } from "./tenancy/AdminConfigApi.js"
+import { SuperTenantsApi } from "./tenancy/SuperTenantsApi.js"
 import { TenancyApi } from "./tenancy/TenancyApi.js"
 
 class Contract extends HttpApi.make("timebank")
@@ -12,6 +15,9 @@ class Contract extends HttpApi.make("timebank")
   .add(AuthApi)
   .add(SessionApi)
   .add(UsersApi)
+  .add(AdminUsersApi)
+  .add(SuperTenantsApi)
+  .add(AdminConfigApi)
   .addError(ValidationFailedResponse)
   .annotate(OpenApi.Title, "timebank")
   .annotate(OpenApi.Version, "2.0.0")

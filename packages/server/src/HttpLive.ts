@@ -1,12 +1,26 @@
 import { type HttpApi, HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServerResponse } from "@effect/platform"
-import { Api } from "@timebank/domain"
+import { Api, LoginRateLimit, RegisterRateLimit } from "@timebank/domain"
 import { Effect, Layer } from "effect"
-import { AuthenticationLive, IdentityHttpLive, IdentityService, UserRepo } from "./identity/index.js"
+import {
+  AdminUsersLive,
+  AuthenticationLive,
+  IdentityHttpLive,
+  IdentityService,
+  UserAccounts,
+  UserRepo
+} from "./identity/index.js"
 import { AppConfig } from "./platform/AppConfig.js"
 import { DecodeErrorsLive, httpEdge } from "./platform/HttpEdge.js"
+import { rateLimitLayer } from "./platform/RateLimit.js"
 import { RouteTable } from "./platform/RouteTable.js"
 import { SystemHttpLive } from "./system/index.js"
-import { TenancyHttpLive, TenantDirectory, TenantMiddlewareLive, TenantService } from "./tenancy/index.js"
+import {
+  TenancyAdminHttpLive,
+  TenancyHttpLive,
+  TenantDirectory,
+  TenantMiddlewareLive,
+  TenantService
+} from "./tenancy/index.js"
 
 const DOCS_PATH = "/api/docs"
 const OPENAPI_PATH = "/api/v2/openapi.json"
@@ -18,19 +32,30 @@ const RawRoutesLive = HttpApiBuilder.Router.use((router) =>
 )
 
 /** Middleware that groups declare: the tenant of the request, then its caller. */
-const MiddlewareLive = Layer.mergeAll(TenantMiddlewareLive, AuthenticationLive)
+const MiddlewareLive = Layer.mergeAll(
+  TenantMiddlewareLive,
+  AuthenticationLive,
+  // The rate limits the contract declares (spec "Limits"), one line each.
+  rateLimitLayer(LoginRateLimit),
+  rateLimitLayer(RegisterRateLimit)
+)
 
 /** Every feature's handlers, with the middleware they declare. */
-export const FeaturesLive = Layer.mergeAll(SystemHttpLive, TenancyHttpLive, IdentityHttpLive).pipe(
-  Layer.provideMerge(MiddlewareLive)
-)
+export const FeaturesLive = Layer.mergeAll(
+  SystemHttpLive,
+  TenancyHttpLive,
+  IdentityHttpLive,
+  TenancyAdminHttpLive,
+  AdminUsersLive
+).pipe(Layer.provideMerge(MiddlewareLive))
 
 /** The service's services that features and operators share. */
 export const ServicesLive = Layer.mergeAll(
   TenantService.Default,
   TenantDirectory.Default,
   IdentityService.Default,
-  UserRepo.Default
+  UserRepo.Default,
+  UserAccounts.Default
 )
 
 /**

@@ -1,8 +1,11 @@
 import type { HttpApi, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
-import { Option, type Schema } from "effect"
+import { Option, type Schema, SchemaAST } from "effect"
 
+// Keeps the schema's own parse options (such as `onExcessProperty: "error"` on a payload) next to `errors: "all"`.
 const reportAll = <S extends Schema.Schema.Any>(schema: S): S =>
-  schema.annotations({ parseOptions: { errors: "all" } }) as S
+  schema.annotations({
+    parseOptions: { ...Option.getOrUndefined(SchemaAST.getParseOptionsAnnotation(schema.ast)), errors: "all" }
+  }) as S
 
 /**
  * The HttpApi decodes requests stopping at the first problem; decisions D1 wants one error entry per bad field.

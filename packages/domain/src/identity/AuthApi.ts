@@ -2,6 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { AlreadyExists, AuthRequired, httpError, RateLimited } from "../http/ApiError.js"
 import { DataEnvelope } from "../http/Envelope.js"
+import { RateLimit } from "../http/RateLimit.js"
 import { TenantMiddleware } from "../tenancy/TenancyApi.js"
 import { Authentication } from "./Authentication.js"
 import {
@@ -48,6 +49,18 @@ export const CsrfTokenResponse = Schema.Struct({
   data: Schema.Struct({ csrf_token: Schema.String })
 })
 
+/** Spec "Limits": login and register, 30 per minute per IP. Login and its legacy alias share one budget. */
+export class LoginRateLimit extends RateLimit<LoginRateLimit>()("LoginRateLimit", {
+  limit: 30,
+  window: "1 minute",
+  scope: "ip"
+}) {}
+export class RegisterRateLimit extends RateLimit<RegisterRateLimit>()("RegisterRateLimit", {
+  limit: 30,
+  window: "1 minute",
+  scope: "ip"
+}) {}
+
 const login = <const Name extends string>(name: Name, path: `/${string}`) =>
   HttpApiEndpoint.post(name, path)
     .setPayload(LoginRequest)
@@ -56,6 +69,7 @@ const login = <const Name extends string>(name: Name, path: `/${string}`) =>
     .addError(httpError(AuthAccountPendingApproval))
     .addError(httpError(AuthAccountSuspended))
     .addError(httpError(RateLimited))
+    .middleware(LoginRateLimit)
 
 /** Register, log in, refresh and the CSRF token: no caller yet. */
 export class AuthApi extends HttpApiGroup.make("auth")
@@ -65,6 +79,7 @@ export class AuthApi extends HttpApiGroup.make("auth")
       .addSuccess(DataEnvelope(Registered), { status: 201 })
       .addError(httpError(AlreadyExists))
       .addError(httpError(RateLimited))
+      .middleware(RegisterRateLimit)
   )
   .add(login("login", "/api/v2/auth/login"))
   .add(login("loginLegacyPath", "/api/auth/login").annotate(OpenApi.Deprecated, true))
@@ -81,7 +96,9 @@ export class AuthApi extends HttpApiGroup.make("auth")
       .addSuccess(CsrfTokenResponse)
       .annotate(OpenApi.Description, "Also sets the CSRF cookie; cookie-session callers echo it in X-CSRF-Token")
   )
-  .middleware(TenantMiddleware)
+  // Per endpoint, after the rate limits, so that it wraps them: the tenant is resolved first (an endpoint's
+  // middleware runs before its group's). Endpoints added below this line would have no tenant.
+  .middlewareEndpoints(TenantMiddleware)
 {}
 
 /** Ends the caller's session: its access and refresh tokens stop working at once. */

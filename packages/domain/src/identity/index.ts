@@ -1,3 +1,4 @@
+export * from "./AdminUsersApi.js"
 export * from "./AuthApi.js"
 export * from "./Authentication.js"
 export * from "./IdentityErrors.js"

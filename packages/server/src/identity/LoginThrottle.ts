@@ -1,5 +1,6 @@
 import { RateLimited } from "@timebank/domain"
 import { Duration, Effect, Option } from "effect"
+import { AppConfig } from "../platform/AppConfig.js"
 import { Redis } from "../platform/Redis.js"
 import { setRetryAfter } from "../platform/ResponseHeaders.js"
 
@@ -38,17 +39,34 @@ const memoryStore = (): FailureStore => {
   }
 }
 
+/**
+ * Like the route rate limits, the throttle fails open: while Redis does not answer, logins are not throttled
+ * (logged), rather than every login failing with a 500.
+ */
+const failOpen = <A>(what: string, fallback: A) => <E>(effect: Effect.Effect<A, E>) =>
+  effect.pipe(
+    Effect.timeout("2 seconds"),
+    Effect.catchAll((error) =>
+      Effect.as(Effect.logWarning(`login throttle store unavailable (${what})`, error), fallback)
+    )
+  )
+
 const redisStore = (client: import("ioredis").Redis): FailureStore => ({
   read: (key) =>
-    Effect.promise(() => client.multi().get(key).pttl(key).exec()).pipe(
+    Effect.tryPromise(() => client.multi().get(key).pttl(key).exec()).pipe(
       Effect.map((results) => {
         const count = Number(results?.[0]?.[1] ?? 0)
         const ttl = Number(results?.[1]?.[1] ?? 0)
         return { count, ttlMillis: ttl > 0 ? ttl : 0 }
-      })
+      }),
+      failOpen("read", { count: 0, ttlMillis: 0 })
     ),
-  add: (key) => Effect.promise(() => client.multi().incr(key).pexpire(key, windowMillis).exec()).pipe(Effect.asVoid),
-  clear: (key) => Effect.promise(() => client.del(key)).pipe(Effect.asVoid)
+  add: (key) =>
+    Effect.tryPromise(() => client.multi().incr(key).pexpire(key, windowMillis).exec()).pipe(
+      Effect.asVoid,
+      failOpen<void>("add", undefined)
+    ),
+  clear: (key) => Effect.tryPromise(() => client.del(key)).pipe(Effect.asVoid, failOpen<void>("clear", undefined))
 })
 
 /**
@@ -58,8 +76,12 @@ const redisStore = (client: import("ioredis").Redis): FailureStore => ({
 export class LoginThrottle extends Effect.Service<LoginThrottle>()("LoginThrottle", {
   effect: Effect.gen(function*() {
     const redis = yield* Redis
+    const { redisKeyPrefix } = yield* AppConfig
     const store = Option.match(redis.client, { onNone: memoryStore, onSome: redisStore })
-    const keys = (email: string, ip: string) => [`login-fail:email:${email.toLowerCase()}`, `login-fail:ip:${ip}`]
+    const keys = (email: string, ip: string) => [
+      `${redisKeyPrefix}login-fail:email:${email.toLowerCase()}`,
+      `${redisKeyPrefix}login-fail:ip:${ip}`
+    ]
 
     return {
       /** Fails with 429 while the e-mail or the IP is locked. */

@@ -84,6 +84,14 @@ export class UserRepo extends Effect.Service<UserRepo>()("UserRepo", {
       markSignedIn: (id: number) =>
         db.query((tenantId) =>
           sql`UPDATE users SET last_login_at = now() WHERE tenant_id = ${tenantId} AND id = ${id}`.pipe(Effect.asVoid)
+        ),
+      /** The site-level super-admin flag (decisions D4); only meaningful on the `platform` tenant. */
+      setSuperAdmin: (id: number, value: boolean) =>
+        db.query((tenantId) =>
+          sql<UserRow>`
+            UPDATE users SET is_super_admin = ${value}, updated_at = now()
+            WHERE tenant_id = ${tenantId} AND id = ${id} AND deleted_at IS NULL
+            RETURNING *`.pipe(Effect.map(first))
         )
     } as const
   })

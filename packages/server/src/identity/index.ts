@@ -1,15 +1,23 @@
 import { Layer } from "effect"
+import { AdminUsersHttpLive } from "./AdminUsersHttp.js"
+import { AdminUsersService } from "./AdminUsersService.js"
 import { AuthHttpLive, SessionHttpLive, UsersHttpLive } from "./IdentityHttp.js"
 import { ProfileService } from "./ProfileService.js"
 
+export * from "./AdminUserRepo.js"
+export * from "./AdminUsersService.js"
 export * from "./AuthenticationLive.js"
 export * from "./IdentityService.js"
 export * from "./LoginThrottle.js"
+export * from "./MailOutbox.js"
 export * from "./Password.js"
+export * from "./PasswordResetRepo.js"
 export * from "./Policy.js"
 export * from "./ProfileService.js"
 export * from "./SessionRepo.js"
 export * from "./Tokens.js"
+export * from "./UserAccounts.js"
+export * from "./UserImport.js"
 export * from "./UserRecord.js"
 export * from "./UserRepo.js"
 
@@ -17,3 +25,6 @@ export * from "./UserRepo.js"
 export const IdentityHttpLive = Layer.mergeAll(AuthHttpLive, SessionHttpLive, UsersHttpLive).pipe(
   Layer.provide(ProfileService.Default)
 )
+
+/** The admin users API (tenant admins and platform super-admins). */
+export const AdminUsersLive = AdminUsersHttpLive.pipe(Layer.provide(AdminUsersService.Default))

@@ -8,6 +8,8 @@ export class AppConfig extends Effect.Service<AppConfig>()("AppConfig", {
       host: yield* Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
       databaseUrl: yield* Config.option(Config.redacted("DATABASE_URL")),
       redisUrl: yield* Config.option(Config.redacted("REDIS_URL")),
+      /** Prefix of every key this service writes to Redis, so deployments (and test runs) can share one server. */
+      redisKeyPrefix: yield* Config.string("REDIS_KEY_PREFIX").pipe(Config.withDefault("timebank:")),
       dataDir: yield* Config.string("DATA_DIR").pipe(Config.withDefault("./.data")),
       embeddedDbPort: yield* Config.port("EMBEDDED_DB_PORT").pipe(Config.withDefault(54329)),
       dbPoolSize: yield* Config.integer("DB_POOL_SIZE").pipe(Config.withDefault(10)),
@@ -21,6 +23,7 @@ export class AppConfig extends Effect.Service<AppConfig>()("AppConfig", {
       runnerPort: yield* Config.port("RUNNER_PORT").pipe(Config.withDefault(34431)),
       outboxPollInterval: yield* Config.duration("OUTBOX_POLL_INTERVAL").pipe(Config.withDefault("250 millis")),
       logLevel: yield* Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info)),
+      seedDemo: yield* Config.boolean("SEED_DEMO").pipe(Config.withDefault(true)),
       legacyJwtSecret: yield* Config.option(Config.redacted("LEGACY_JWT_SECRET")),
       cookieSecure: yield* Config.boolean("COOKIE_SECURE").pipe(Config.withDefault(false)),
       maxBodyBytes: yield* Config.integer("MAX_BODY_BYTES").pipe(Config.withDefault(1024 * 1024))

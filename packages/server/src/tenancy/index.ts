@@ -1,6 +1,14 @@
+import { Layer } from "effect"
+import { AdminConfigHttpLive } from "./AdminConfigHttp.js"
+import { AdminConfigService } from "./AdminConfigService.js"
+import { SuperTenantsHttpLive } from "./SuperTenantsHttp.js"
+import { SuperTenantsService } from "./SuperTenantsService.js"
 import { TenancyHttpLive } from "./TenancyHttp.js"
 
+export * from "./AdminConfigService.js"
+export * from "./DemoSeed.js"
 export * from "./FeatureGate.js"
+export * from "./SuperTenantsService.js"
 export * from "./TenantDirectory.js"
 export * from "./TenantMiddlewareLive.js"
 export * from "./TenantRepo.js"
@@ -8,3 +16,8 @@ export * from "./TenantResolution.js"
 export * from "./TenantService.js"
 
 export { TenancyHttpLive }
+
+/** Super-admin tenants and tenant admins' configuration (decisions D3). */
+export const TenancyAdminHttpLive = Layer.mergeAll(SuperTenantsHttpLive, AdminConfigHttpLive).pipe(
+  Layer.provide(Layer.mergeAll(SuperTenantsService.Default, AdminConfigService.Default))
+)

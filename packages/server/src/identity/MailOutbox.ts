@@ -1,0 +1,44 @@
+import { Effect } from "effect"
+import { TenantSql } from "../platform/TenantSql.js"
+
+/** Templates the notifications feature renders; `data` carries what each one needs. */
+export type MailTemplate = "welcome" | "password_reset"
+
+export interface MailToQueue {
+  readonly userId: number | null
+  readonly to: string
+  readonly template: MailTemplate
+  readonly data: Record<string, unknown>
+}
+
+/**
+ * E-mails of the current tenant waiting in `mail_outbox` for the notifications feature to render and deliver.
+ * Queue them inside the transaction of the change that causes them, like outbox events.
+ */
+export class MailOutbox extends Effect.Service<MailOutbox>()("MailOutbox", {
+  dependencies: [TenantSql.Default],
+  effect: Effect.gen(function*() {
+    const db = yield* TenantSql
+    const { sql } = db
+
+    return {
+      queue: (mail: MailToQueue) =>
+        db.query((tenantId) =>
+          sql<{ id: string }>`
+            INSERT INTO mail_outbox (tenant_id, user_id, to_email, template, data)
+            VALUES (${tenantId}, ${mail.userId}, ${mail.to}, ${mail.template}, ${JSON.stringify(mail.data)}::jsonb)
+            RETURNING id`.pipe(Effect.map((rows) => Number(rows[0]!.id)))
+        ).pipe(Effect.withSpan("MailOutbox.queue", { attributes: { template: mail.template } })),
+
+      /** For an erased user: unsent mail is dropped, and sent mail keeps no address or content. */
+      forgetUser: (userId: number) =>
+        db.query((tenantId) =>
+          Effect.zipRight(
+            sql`DELETE FROM mail_outbox WHERE tenant_id = ${tenantId} AND user_id = ${userId} AND status = 'pending'`,
+            sql`UPDATE mail_outbox SET to_email = '', data = '{}'
+                WHERE tenant_id = ${tenantId} AND user_id = ${userId}`
+          ).pipe(Effect.asVoid)
+        )
+    } as const
+  })
+}) {}

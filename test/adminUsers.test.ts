@@ -1,0 +1,933 @@
+import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { SqlClient } from "@effect/sql"
+import { assert, describe, it, layer } from "@effect/vitest"
+import { type Tenant, UserId } from "@timebank/domain"
+import { hashToken, IMPORT_MAX_ROWS, IMPORT_TEMPLATE, parseCsv, planImport } from "@timebank/server"
+import { Effect, Either } from "effect"
+import { fromIp, randomIp } from "./fixtures/servers.js"
+import { makeTenant, tenantHeaders } from "./fixtures/tenants.js"
+import { apiClient, rawRequest, TestApp } from "./fixtures/TestApp.js"
+import { makeAdmin, makeSuperAdmin, makeUser, TEST_PASSWORD, type TestUser } from "./fixtures/users.js"
+
+type ErrorBody = { errors: Array<{ code: string; message: string; field?: string }> }
+const errorsOf = (body: unknown) => (body as ErrorBody).errors
+const codeOf = (body: unknown) => errorsOf(body)[0]!.code
+const dataOf = <A = Record<string, unknown>>(body: unknown) => (body as { data: A }).data
+
+const USERS = "/api/v2/admin/users"
+type Method = "GET" | "POST" | "PUT" | "DELETE"
+type Headers = Record<string, string>
+
+const call = (method: Method, path: string, headers: Headers, body?: unknown) =>
+  rawRequest(method, path, { headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
+
+/**
+ * Logs in over HTTP from an address of its own (the server trusts X-Forwarded-For here), so that the many
+ * sign-ins of this file never meet the per-IP login rate limit or failure throttle.
+ */
+const signIn = (user: Pick<TestUser, "email" | "password" | "tenant">, password = user.password) =>
+  call("POST", "/api/v2/auth/login", { ...tenantHeaders(user.tenant), ...fromIp(randomIp()) }, {
+    email: user.email,
+    password
+  })
+
+/** Bearer headers of `user`, addressed to its own tenant or to `tenant`. */
+const headersOf = (user: TestUser, tenant: { readonly id: number } = user.tenant) =>
+  Effect.gen(function*() {
+    const res = yield* signIn(user)
+    if (res.status !== 200) return yield* Effect.die(new Error(`login failed: ${res.status} ${res.text}`))
+    const token = (res.body as { access_token: string }).access_token
+    return { ...tenantHeaders(tenant), authorization: `Bearer ${token}` }
+  })
+
+/** A community with an admin (signed in) and a member. */
+const community = (settings: Record<string, unknown> = {}) =>
+  Effect.gen(function*() {
+    const tenant = yield* makeTenant({ settings })
+    const admin = yield* makeAdmin(tenant)
+    const member = yield* makeUser(tenant)
+    return { tenant, admin, member, headers: yield* headersOf(admin) }
+  })
+
+/** Sends a multipart/form-data upload of `csv` as the field `field` (no file at all when `csv` is undefined). */
+const uploadCsv = (headers: Headers, csv: string | undefined, field = "file") =>
+  Effect.gen(function*() {
+    const client = yield* HttpClient.HttpClient
+    const form = new FormData()
+    form.append("note", "users of the spring fair")
+    if (csv !== undefined) form.append(field, new Blob([csv], { type: "text/csv" }), "users.csv")
+    const response = yield* client.execute(
+      HttpClientRequest.post(`${USERS}/import`).pipe(
+        HttpClientRequest.setHeaders(headers),
+        HttpClientRequest.bodyFormData(form)
+      )
+    )
+    const text = yield* response.text
+    return { status: response.status, text, body: text === "" ? undefined : (JSON.parse(text) as unknown) }
+  }).pipe(Effect.scoped, Effect.orDie)
+
+const userRow = (id: number) =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql<Record<string, unknown>>`SELECT * FROM users WHERE id = ${id}`.pipe(Effect.map((rows) => rows[0]!))
+  )
+
+const eventsOf = (tenant: Tenant, type: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ payload: Record<string, unknown> }>`
+      SELECT payload FROM outbox_events WHERE tenant_id = ${tenant.id} AND event_type = ${type} ORDER BY id`.pipe(
+      Effect.map((rows) => rows.map((r) => r.payload))
+    ))
+
+const mailsOf = (userId: number) =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql<{ to_email: string; template: string; status: string; data: Record<string, unknown> }>`
+      SELECT to_email, template, status, data FROM mail_outbox WHERE user_id = ${userId} ORDER BY id`
+  )
+
+const liveResetTokens = (userId: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ token_hash: string; seconds_left: number }>`
+      SELECT token_hash, extract(epoch FROM expires_at - now())::float8 AS seconds_left
+      FROM password_reset_tokens WHERE user_id = ${userId} AND used_at IS NULL`)
+
+/** Every admin users route, with a valid body, aimed at user `id`. */
+const routesOn = (id: number): Array<readonly [Method, string, unknown?]> => [
+  ["GET", `${USERS}/${id}`],
+  ["PUT", `${USERS}/${id}`, { first_name: "Renamed" }],
+  ["DELETE", `${USERS}/${id}`],
+  ["POST", `${USERS}/${id}/approve`],
+  ["POST", `${USERS}/${id}/suspend`],
+  ["POST", `${USERS}/${id}/ban`],
+  ["POST", `${USERS}/${id}/reactivate`],
+  ["POST", `${USERS}/${id}/password`, { password: "a new password" }],
+  ["POST", `${USERS}/${id}/send-password-reset`],
+  ["POST", `${USERS}/${id}/send-welcome-email`],
+  ["PUT", `${USERS}/${id}/super-admin`, { is_super_admin: true }],
+  ["POST", `${USERS}/${id}/impersonate`],
+  ["GET", `${USERS}/${id}/consents`],
+  ["POST", `${USERS}/${id}/reset-2fa`]
+]
+
+const collectionRoutes: Array<readonly [Method, string, unknown?]> = [
+  ["GET", USERS],
+  ["POST", USERS, { email: "someone@example.org", first_name: "Some", last_name: "One" }],
+  ["GET", `${USERS}/import/template`]
+]
+
+layer(TestApp({ TRUST_PROXY: "true" }), { excludeTestServices: true, timeout: "180 seconds" })("admin users", (it) => {
+  describe("access", () => {
+    it.effect("without a token every route is 401 AUTH_REQUIRED", () =>
+      Effect.gen(function*() {
+        const { member, tenant } = yield* community()
+        for (const [method, path, body] of [...collectionRoutes, ...routesOn(member.id)]) {
+          const res = yield* call(method, path, tenantHeaders(tenant), body)
+          assert.strictEqual(res.status, 401, `${method} ${path}`)
+          assert.strictEqual(codeOf(res.body), "AUTH_REQUIRED")
+        }
+        const upload = yield* uploadCsv(tenantHeaders(tenant), "email,first_name,last_name\n")
+        assert.strictEqual(upload.status, 401)
+      }))
+
+    it.effect("members, brokers and coordinators get 403 FORBIDDEN on every route, and nothing changes", () =>
+      Effect.gen(function*() {
+        const { member, tenant } = yield* community()
+        const target = yield* makeUser(tenant)
+        for (const role of ["member", "broker", "coordinator"] as const) {
+          const headers = yield* headersOf(role === "member" ? member : yield* makeUser(tenant, { role }))
+          for (const [method, path, body] of [...collectionRoutes, ...routesOn(target.id)]) {
+            const res = yield* call(method, path, headers, body)
+            assert.strictEqual(res.status, 403, `${role} ${method} ${path}`)
+            assert.strictEqual(codeOf(res.body), "FORBIDDEN")
+          }
+          const upload = yield* uploadCsv(headers, "email,first_name,last_name\nx@example.org,X,Y\n")
+          assert.strictEqual(upload.status, 403)
+        }
+        const row = yield* userRow(target.id)
+        assert.include(row, { status: "active", first_name: "Test", deleted_at: null, is_super_admin: false })
+        assert.strictEqual((yield* signIn(target)).status, 200)
+      }))
+
+    it.effect("an admin of another community gets 404 on every {id} route; a token of tenant A on B is 401", () =>
+      Effect.gen(function*() {
+        const a = yield* community()
+        const b = yield* community()
+        for (const [method, path, body] of routesOn(b.member.id)) {
+          if (path.endsWith("/super-admin")) continue // platform super-admins only: 403 before any lookup
+          const res = yield* call(method, path, a.headers, body)
+          assert.strictEqual(res.status, 404, `${method} ${path}`)
+          assert.strictEqual(codeOf(res.body), "NOT_FOUND")
+        }
+        // A platform super-admin addressing tenant A does not reach B's users either.
+        const superHeaders = yield* headersOf(yield* makeSuperAdmin(), a.tenant)
+        for (const [method, path, body] of routesOn(b.member.id)) {
+          const res = yield* call(method, path, superHeaders, body)
+          assert.strictEqual(res.status, 404, `super-admin ${method} ${path}`)
+        }
+        const listed = yield* call("GET", `${USERS}?per_page=100`, a.headers)
+        const ids = dataOf<Array<{ id: number }>>(listed.body).map((u) => u.id)
+        assert.notInclude(ids, b.member.id)
+        const foreign = yield* call("GET", USERS, { ...a.headers, ...tenantHeaders(b.tenant) })
+        assert.strictEqual(foreign.status, 401)
+        const row = yield* userRow(b.member.id)
+        assert.include(row, { status: "active", first_name: "Test", deleted_at: null })
+        // Ids that are not positive integers name nothing.
+        for (const id of ["abc", "0", "-1", "1.5"]) {
+          assert.strictEqual((yield* call("GET", `${USERS}/${id}`, a.headers)).status, 404, id)
+        }
+      }))
+
+    it.effect("acting on one's own account is 403 for status, delete, password, 2FA, impersonation and super-admin", () =>
+      Effect.gen(function*() {
+        const { admin, headers } = yield* community()
+        const forbidden = routesOn(admin.id).filter(([method, path]) =>
+          method === "DELETE" || /\/(approve|suspend|ban|reactivate|password|impersonate|reset-2fa)$/.test(path)
+        )
+        assert.strictEqual(forbidden.length, 8)
+        for (const [method, path, body] of forbidden) {
+          const res = yield* call(method, path, headers, body)
+          assert.strictEqual(res.status, 403, `${method} ${path}`)
+          assert.strictEqual(codeOf(res.body), "FORBIDDEN")
+        }
+        const demote = yield* call("PUT", `${USERS}/${admin.id}`, headers, { role: "member" })
+        assert.strictEqual(demote.status, 403)
+        const superAdmin = yield* makeSuperAdmin()
+        const platformHeaders = yield* headersOf(superAdmin)
+        const selfFlag = yield* call("PUT", `${USERS}/${superAdmin.id}/super-admin`, platformHeaders, {
+          is_super_admin: false
+        })
+        assert.strictEqual(selfFlag.status, 403)
+        // Still an admin who can sign in and edit their own names.
+        const rename = yield* call("PUT", `${USERS}/${admin.id}`, headers, { first_name: "Ada" })
+        assert.strictEqual(rename.status, 200)
+        assert.include(yield* userRow(admin.id), { role: "admin", status: "active", first_name: "Ada" })
+      }))
+
+    it.effect("a platform super-admin manages users of any community it addresses", () =>
+      Effect.gen(function*() {
+        const { member, tenant } = yield* community()
+        const headers = yield* headersOf(yield* makeSuperAdmin(), tenant)
+        const got = yield* call("GET", `${USERS}/${member.id}`, headers)
+        assert.strictEqual(got.status, 200)
+        const suspended = yield* call("POST", `${USERS}/${member.id}/suspend`, headers)
+        assert.deepStrictEqual(dataOf(suspended.body), { id: member.id, status: "suspended", is_approved: true })
+      }))
+  })
+
+  describe("list", () => {
+    it.effect("pages newest first with D1 offset meta, filters by status, role and search (ILIKE)", () =>
+      Effect.gen(function*() {
+        const { admin, headers, member } = yield* community()
+        const pending = yield* makeUser(admin.tenant, { status: "pending", isApproved: false, firstName: "Penny" })
+        const broker = yield* makeUser(admin.tenant, { role: "broker", lastName: "O'Brokerly" })
+        const odd = yield* makeUser(admin.tenant, { email: `x_100%-${member.id}@Example.org`, firstName: "Zed" })
+
+        const client = yield* apiClient(headers)
+        const all = yield* client.adminUsers.list({ urlParams: {} })
+        assert.deepStrictEqual(all.meta, { current_page: 1, per_page: 20, total: 5, total_pages: 1, has_more: false })
+        assert.deepStrictEqual(all.data.map((u) => u.id), [odd.id, broker.id, pending.id, member.id, admin.id])
+        const first = all.data.find((u) => u.id === member.id)!
+        assert.include(first, { email: member.email, role: "member", status: "active", has_password: true })
+        assert.strictEqual(first.last_login_at, null)
+        assert.notStrictEqual(all.data.find((u) => u.id === admin.id)!.last_login_at, null)
+
+        const page2 = yield* client.adminUsers.list({ urlParams: { page: 2, per_page: 2 } })
+        assert.deepStrictEqual(page2.meta, { current_page: 2, per_page: 2, total: 5, total_pages: 3, has_more: true })
+        assert.deepStrictEqual(page2.data.map((u) => u.id), [pending.id, member.id])
+        const beyond = yield* client.adminUsers.list({ urlParams: { page: 9, per_page: 2 } })
+        assert.deepStrictEqual(beyond.data, [])
+        assert.strictEqual(beyond.meta.has_more, false)
+
+        const ids = (query: string) =>
+          Effect.map(call("GET", `${USERS}?${query}`, headers), (res) => {
+            assert.strictEqual(res.status, 200, `${query}: ${res.text}`)
+            return dataOf<Array<{ id: number }>>(res.body).map((u) => u.id)
+          })
+        assert.deepStrictEqual(yield* ids("status=pending"), [pending.id])
+        assert.deepStrictEqual(yield* ids("role=broker"), [broker.id])
+        assert.deepStrictEqual(yield* ids("role=admin&status=active"), [admin.id])
+        assert.deepStrictEqual(yield* ids("search=penny"), [pending.id])
+        assert.deepStrictEqual(yield* ids("search=brokerly"), [broker.id])
+        assert.deepStrictEqual(yield* ids(`search=${encodeURIComponent(member.email.toUpperCase())}`), [member.id])
+        assert.deepStrictEqual(yield* ids("search=Penny%20Test"), [])
+        assert.deepStrictEqual(yield* ids("search=Penny%20User"), [pending.id])
+        // % and _ are plain characters in a search, not wildcards.
+        assert.deepStrictEqual(yield* ids("search=_100%25"), [odd.id])
+        assert.deepStrictEqual(yield* ids("search=%25"), [odd.id])
+        assert.deepStrictEqual(yield* ids("search="), [odd.id, broker.id, pending.id, member.id, admin.id])
+      }))
+
+    it.effect("bad query parameters are 422 VALIDATION_ERROR naming each one", () =>
+      Effect.gen(function*() {
+        const { headers } = yield* community()
+        const bad = yield* call("GET", `${USERS}?page=0&per_page=101&status=sleeping&role=king`, headers)
+        assert.strictEqual(bad.status, 422)
+        assert.sameMembers(errorsOf(bad.body).map((e) => e.field), ["page", "per_page", "status", "role"])
+        for (const query of ["page=abc", "per_page=1.5", "per_page=0", "page=-2"]) {
+          const res = yield* call("GET", `${USERS}?${query}`, headers)
+          assert.strictEqual(res.status, 422, query)
+          assert.strictEqual(codeOf(res.body), "VALIDATION_ERROR")
+        }
+        assert.strictEqual((yield* call("GET", `${USERS}?per_page=100`, headers)).status, 200)
+      }))
+  })
+
+  describe("create and read", () => {
+    it.effect("POST creates an active, approved user (D4 shape) who can sign in; UserCreated is recorded", () =>
+      Effect.gen(function*() {
+        const { admin, headers, tenant } = yield* community()
+        const res = yield* call("POST", USERS, headers, {
+          email: " New.Person@Example.org ",
+          first_name: "New",
+          last_name: "Person",
+          password: "a good password",
+          role: "coordinator"
+        })
+        assert.strictEqual(res.status, 201, res.text)
+        const data = dataOf<{ id: number }>(res.body)
+        assert.deepStrictEqual(res.body, {
+          data: {
+            id: data.id,
+            email: "New.Person@Example.org",
+            first_name: "New",
+            last_name: "Person",
+            role: "coordinator",
+            status: "active",
+            is_approved: true
+          },
+          meta: {}
+        })
+        const login = yield* signIn({ email: "new.person@example.org", password: "a good password", tenant })
+        assert.strictEqual(login.status, 200)
+        assert.include((login.body as { user: Record<string, unknown> }).user, { id: data.id, role: "coordinator" })
+        const events = yield* eventsOf(tenant, "UserCreated")
+        assert.deepInclude(events, {
+          user_id: data.id,
+          email: "New.Person@Example.org",
+          role: "coordinator",
+          is_super_admin: false,
+          source: "admin",
+          created_by: admin.id
+        })
+      }))
+
+    it.effect("without a password the user is a member who cannot sign in until a reset", () =>
+      Effect.gen(function*() {
+        const { headers, tenant } = yield* community()
+        const client = yield* apiClient(headers)
+        const created = yield* client.adminUsers.create({
+          payload: { email: "nopass@example.org", first_name: "No", last_name: "Pass" }
+        })
+        assert.include(created.data, { role: "member", status: "active", is_approved: true })
+        const view = yield* client.adminUsers.get({ path: { id: created.data.id } })
+        assert.include(view.data, { has_password: false, two_factor_enabled: false, preferred_language: "en" })
+        for (const password of ["", TEST_PASSWORD]) {
+          const login = yield* signIn({ email: "nopass@example.org", password, tenant })
+          assert.strictEqual(login.status, 401)
+          assert.strictEqual(codeOf(login.body), "AUTH_INVALID_CREDENTIALS")
+        }
+      }))
+
+    it.effect("an e-mail that exists in the community (any case) is 409 ALREADY_EXISTS on email", () =>
+      Effect.gen(function*() {
+        const { headers, member } = yield* community()
+        const res = yield* call("POST", USERS, headers, {
+          email: member.email.toUpperCase(),
+          first_name: "Copy",
+          last_name: "Cat"
+        })
+        assert.strictEqual(res.status, 409)
+        assert.deepStrictEqual(errorsOf(res.body), [{
+          code: "ALREADY_EXISTS",
+          message: "An account with this e-mail exists",
+          field: "email"
+        }])
+        // The same address in another community is fine.
+        const other = yield* community()
+        const elsewhere = yield* call("POST", USERS, other.headers, {
+          email: member.email,
+          first_name: "Same",
+          last_name: "Address"
+        })
+        assert.strictEqual(elsewhere.status, 201)
+        const listed = yield* call("GET", `${USERS}?search=${encodeURIComponent(member.email)}`, headers)
+        assert.strictEqual(dataOf<Array<unknown>>(listed.body).length, 1)
+      }))
+
+    it.effect("wrong types and bad values are 422 with one entry per field, never 5xx", () =>
+      Effect.gen(function*() {
+        const { headers } = yield* community()
+        const bad = yield* call("POST", USERS, headers, {
+          email: ["a@b.org"],
+          first_name: 5,
+          last_name: "",
+          password: "short",
+          role: "king",
+          preferred_language: "xx"
+        })
+        assert.strictEqual(bad.status, 422, bad.text)
+        assert.sameMembers(errorsOf(bad.body).map((e) => e.field), [
+          "email",
+          "first_name",
+          "last_name",
+          "password",
+          "role",
+          "preferred_language"
+        ])
+        for (const body of [null, [], "text", 42, { email: "not-an-email", first_name: "A", last_name: "B" }]) {
+          const res = yield* call("POST", USERS, headers, body)
+          assert.strictEqual(res.status, 422, JSON.stringify(body))
+        }
+        const broken = yield* rawRequest("POST", USERS, { headers, body: "{not json" })
+        assert.strictEqual(broken.status, 400)
+        assert.strictEqual(codeOf(broken.body), "INVALID_JSON")
+      }))
+
+    it.effect("GET /users/{id} is the admin view: login fields plus bio, location, dates and factors", () =>
+      Effect.gen(function*() {
+        const { headers, member } = yield* community()
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`UPDATE users SET bio = 'Gardener', location = 'Leeds', last_login_at = '2024-05-01T10:00:00Z'
+                   WHERE id = ${member.id}`
+        const res = yield* call("GET", `${USERS}/${member.id}`, headers)
+        assert.strictEqual(res.status, 200)
+        const data = dataOf(res.body)
+        assert.include(data, {
+          id: member.id,
+          tenant_id: member.tenant.id,
+          email: member.email,
+          first_name: "Test",
+          last_name: "User",
+          role: "member",
+          status: "active",
+          is_approved: true,
+          is_admin: false,
+          is_super_admin: false,
+          is_god: false,
+          bio: "Gardener",
+          location: "Leeds",
+          avatar_url: null,
+          has_password: true,
+          two_factor_enabled: false,
+          last_login_at: "2024-05-01T10:00:00.000Z"
+        })
+        assert.match(String(data["created_at"]), /^\d{4}-\d\d-\d\dT.*Z$/)
+      }))
+  })
+
+  describe("update", () => {
+    it.effect("PUT changes names, e-mail, role, language and profile fields; the user sees the change", () =>
+      Effect.gen(function*() {
+        const { admin, headers, member, tenant } = yield* community()
+        const res = yield* call("PUT", `${USERS}/${member.id}`, headers, {
+          first_name: " Mia ",
+          last_name: "Lopez",
+          email: "mia@example.org",
+          role: "broker",
+          preferred_language: "es",
+          bio: "Bakes bread",
+          location: "Bristol",
+          avatar_url: "https://img.example.org/mia.png",
+          federation_opt_in: true
+        })
+        assert.strictEqual(res.status, 200, res.text)
+        assert.include<Record<string, unknown>>(dataOf(res.body), {
+          id: member.id,
+          first_name: "Mia",
+          last_name: "Lopez",
+          email: "mia@example.org",
+          role: "broker",
+          preferred_language: "es",
+          bio: "Bakes bread",
+          location: "Bristol",
+          avatar_url: "https://img.example.org/mia.png",
+          federation_opt_in: true
+        })
+        const login = yield* signIn({ email: "mia@example.org", password: member.password, tenant })
+        assert.strictEqual(login.status, 200)
+        assert.include((login.body as { user: Record<string, unknown> }).user, { role: "broker", first_name: "Mia" })
+        const cleared = yield* call("PUT", `${USERS}/${member.id}`, headers, { bio: null, location: null })
+        assert.include<Record<string, unknown>>(dataOf(cleared.body), { bio: null, location: null, first_name: "Mia" })
+        const roleEvents = yield* eventsOf(tenant, "UserRoleChanged")
+        assert.deepStrictEqual(roleEvents, [{ user_id: member.id, from: "member", to: "broker", changed_by: admin.id }])
+        const unchanged = yield* call("PUT", `${USERS}/${member.id}`, headers, {})
+        assert.strictEqual(unchanged.status, 200)
+      }))
+
+    it.effect("an e-mail of another user is 409 on email; bad types are 422; an unknown id is 404", () =>
+      Effect.gen(function*() {
+        const { admin, headers, member } = yield* community()
+        const taken = yield* call("PUT", `${USERS}/${member.id}`, headers, { email: admin.email.toUpperCase() })
+        assert.strictEqual(taken.status, 409)
+        assert.deepInclude(errorsOf(taken.body)[0], { code: "ALREADY_EXISTS", field: "email" })
+        const sameInOtherCase = yield* call("PUT", `${USERS}/${member.id}`, headers, {
+          email: member.email.toUpperCase()
+        })
+        assert.strictEqual(sameInOtherCase.status, 200)
+        const bad = yield* call("PUT", `${USERS}/${member.id}`, headers, {
+          role: "owner",
+          first_name: ["A"],
+          federation_opt_in: "yes",
+          bio: 7,
+          preferred_language: "klingon"
+        })
+        assert.strictEqual(bad.status, 422)
+        assert.sameMembers(errorsOf(bad.body).map((e) => e.field), [
+          "role",
+          "first_name",
+          "federation_opt_in",
+          "bio",
+          "preferred_language"
+        ])
+        assert.strictEqual((yield* call("PUT", `${USERS}/999999999`, headers, { first_name: "X" })).status, 404)
+      }))
+  })
+
+  describe("status", () => {
+    it.effect("approve activates a pending user, who can then sign in", () =>
+      Effect.gen(function*() {
+        const { admin, headers, tenant } = yield* community()
+        const pending = yield* makeUser(tenant, { status: "pending", isApproved: false })
+        const before = yield* signIn(pending)
+        assert.strictEqual(codeOf(before.body), "AUTH_ACCOUNT_PENDING_APPROVAL")
+        const client = yield* apiClient(headers)
+        const approved = yield* client.adminUsers.approve({ path: { id: UserId.make(pending.id) } })
+        assert.deepStrictEqual(approved, { data: { id: pending.id, status: "active", is_approved: true }, meta: {} })
+        assert.strictEqual((yield* signIn(pending)).status, 200)
+        const events = yield* eventsOf(tenant, "UserApproved")
+        assert.deepStrictEqual(events, [{
+          user_id: pending.id,
+          previous_status: "pending",
+          status: "active",
+          changed_by: admin.id
+        }])
+      }))
+
+    it.effect("suspend and ban end the user's sessions at once; login is 403 AUTH_ACCOUNT_SUSPENDED; reactivate", () =>
+      Effect.gen(function*() {
+        const { headers, tenant } = yield* community()
+        for (const action of ["suspend", "ban"] as const) {
+          const user = yield* makeUser(tenant)
+          const userHeaders = yield* headersOf(user)
+          const refresh = (yield* signIn(user)).body as { refresh_token: string }
+          assert.strictEqual((yield* call("GET", "/api/v2/users/me", userHeaders)).status, 200)
+
+          const res = yield* call("POST", `${USERS}/${user.id}/${action}`, headers)
+          assert.strictEqual(res.status, 200)
+          const status = action === "suspend" ? "suspended" : "banned"
+          assert.deepStrictEqual(dataOf(res.body), { id: user.id, status, is_approved: true })
+
+          const me = yield* call("GET", "/api/v2/users/me", userHeaders)
+          assert.strictEqual(me.status, 401, action)
+          assert.strictEqual(codeOf(me.body), "AUTH_REQUIRED")
+          const refreshed = yield* call("POST", "/api/v2/auth/refresh", tenantHeaders(tenant), refresh)
+          assert.strictEqual(refreshed.status, 401)
+          const login = yield* signIn(user)
+          assert.strictEqual(login.status, 403)
+          assert.strictEqual(codeOf(login.body), "AUTH_ACCOUNT_SUSPENDED")
+          assert.lengthOf(yield* eventsOf(tenant, action === "suspend" ? "UserSuspended" : "UserBanned"), 1)
+
+          const back = yield* call("POST", `${USERS}/${user.id}/reactivate`, headers)
+          assert.deepStrictEqual(dataOf(back.body), { id: user.id, status: "active", is_approved: true })
+          assert.strictEqual((yield* signIn(user)).status, 200)
+        }
+        assert.lengthOf(yield* eventsOf(tenant, "UserReactivated"), 2)
+      }))
+
+    it.effect("community admins cannot change a super-admin's account; platform super-admins can", () =>
+      Effect.gen(function*() {
+        const { headers, tenant } = yield* community()
+        const flagged = yield* makeUser(tenant)
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`UPDATE users SET is_super_admin = true WHERE id = ${flagged.id}`
+        for (const action of ["suspend", "ban", "password"]) {
+          const res = yield* call("POST", `${USERS}/${flagged.id}/${action}`, headers, { password: "long enough" })
+          assert.strictEqual(res.status, 403, action)
+        }
+        assert.strictEqual((yield* call("DELETE", `${USERS}/${flagged.id}`, headers)).status, 403)
+        const platformHeaders = yield* headersOf(yield* makeSuperAdmin(), tenant)
+        assert.strictEqual((yield* call("POST", `${USERS}/${flagged.id}/suspend`, platformHeaders)).status, 200)
+      }))
+  })
+
+  describe("delete", () => {
+    it.effect("erases personal data, deactivates, ends sessions and keeps the row; login fails afterwards", () =>
+      Effect.gen(function*() {
+        const { admin, headers, tenant } = yield* community()
+        const user = yield* makeUser(tenant, { firstName: "Erin", lastName: "Gone" })
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`UPDATE users SET bio = 'bio', avatar_url = 'https://x/y.png', location = 'Hull',
+                   two_factor_secret = 'SECRET', federation_opt_in = true WHERE id = ${user.id}`
+        yield* sql`INSERT INTO user_consents (tenant_id, user_id, consent_type, granted)
+                   VALUES (${tenant.id}, ${user.id}, 'terms', true)`
+        yield* call("POST", `${USERS}/${user.id}/send-password-reset`, headers)
+        const userHeaders = yield* headersOf(user)
+
+        const res = yield* call("DELETE", `${USERS}/${user.id}`, headers)
+        assert.strictEqual(res.status, 200, res.text)
+        assert.deepStrictEqual(res.body, { data: { id: user.id, deleted: true }, meta: {} })
+
+        const row = yield* userRow(user.id)
+        assert.include(row, {
+          email: `deleted-${user.id}@deleted.invalid`,
+          first_name: "Deleted",
+          last_name: "User",
+          bio: null,
+          avatar_url: null,
+          location: null,
+          password_hash: null,
+          two_factor_secret: null,
+          federation_opt_in: false,
+          status: "suspended",
+          tenant_id: String(tenant.id)
+        })
+        assert.notStrictEqual(row["deleted_at"], null)
+        assert.strictEqual((yield* call("GET", "/api/v2/users/me", userHeaders)).status, 401)
+        const login = yield* signIn(user)
+        assert.strictEqual(login.status, 401)
+        assert.strictEqual(codeOf(login.body), "AUTH_INVALID_CREDENTIALS")
+        assert.lengthOf(yield* liveResetTokens(user.id), 0)
+        assert.deepStrictEqual(yield* mailsOf(user.id), [])
+
+        assert.strictEqual((yield* call("GET", `${USERS}/${user.id}`, headers)).status, 404)
+        assert.strictEqual((yield* call("DELETE", `${USERS}/${user.id}`, headers)).status, 404)
+        const listed = yield* call("GET", `${USERS}?per_page=100`, headers)
+        assert.notInclude(dataOf<Array<{ id: number }>>(listed.body).map((u) => u.id), user.id)
+        assert.deepStrictEqual(yield* eventsOf(tenant, "UserErased"), [{ user_id: user.id, erased_by: admin.id }])
+        // The address is free again for a new account.
+        const again = yield* call("POST", USERS, headers, { email: user.email, first_name: "Erin", last_name: "New" })
+        assert.strictEqual(again.status, 201)
+      }))
+  })
+
+  describe("import", () => {
+    it.effect("creates the valid rows and reports each bad one with its line and field", () =>
+      Effect.gen(function*() {
+        const { admin, headers, member, tenant } = yield* community()
+        const csv = [
+          "\uFEFFEmail,First_Name,last_name,Role,notes",
+          "ann@example.org,Ann,Archer,,likes tea",
+          "\"bob@example.org\",\"Bob, Jr.\",Baker,broker,",
+          "not-an-email,Cat,,member,",
+          `${member.email.toUpperCase()},Dup,Existing,,`,
+          "ann@example.org,Ann,Again,,",
+          "dan@example.org,Dan,Diver,pilot,",
+          ",,,,",
+          "eve@example.org,Eve,\"Multi",
+          "Line\",ADMIN,"
+        ].join("\r\n")
+        const res = yield* uploadCsv(headers, csv)
+        assert.strictEqual(res.status, 200, res.text)
+        const data = dataOf<{ created: number; errors: Array<Record<string, unknown>> }>(res.body)
+        assert.strictEqual(data.created, 3)
+        assert.deepStrictEqual(data.errors.map((e) => [e["row"], e["field"]]), [
+          [4, "email"],
+          [4, "last_name"],
+          [5, "email"],
+          [6, "email"],
+          [7, "role"]
+        ])
+        for (const e of data.errors) assert.isString(e["message"])
+
+        const client = yield* apiClient(headers)
+        const listed = yield* client.adminUsers.list({ urlParams: { per_page: 100 } })
+        const byEmail = new Map(listed.data.map((u) => [u.email, u]))
+        assert.include(byEmail.get("ann@example.org"), { first_name: "Ann", last_name: "Archer", role: "member" })
+        assert.include(byEmail.get("bob@example.org"), { first_name: "Bob, Jr.", role: "broker" })
+        assert.include(byEmail.get("eve@example.org"), { last_name: "Multi\r\nLine", role: "admin" })
+        for (const email of ["ann@example.org", "bob@example.org", "eve@example.org"]) {
+          assert.include(byEmail.get(email), { status: "active", is_approved: true, has_password: false })
+        }
+        assert.strictEqual(listed.meta.total, 5)
+        const events = (yield* eventsOf(tenant, "UserCreated")).filter((e) => e["source"] === "import")
+        assert.lengthOf(events, 3)
+        assert.strictEqual(events[0]!["created_by"], admin.id)
+      }))
+
+    it.effect("a file that cannot be imported is 422 on field file; nothing is created", () =>
+      Effect.gen(function*() {
+        const { headers } = yield* community()
+        const cases: Array<readonly [string | undefined, string]> = [
+          [undefined, "file"],
+          ["", "file"],
+          ["email,first_name\nann@example.org,Ann\n", "file"],
+          ["email,first_name,last_name\n", "file"],
+          ["email,first_name,last_name\n\"ann@example.org,Ann,Archer\n", "file"],
+          [
+            `email,first_name,last_name\n${"a@example.org,A,B\n".repeat(IMPORT_MAX_ROWS + 1)}`,
+            "file"
+          ]
+        ]
+        for (const [csv, field] of cases) {
+          const res = yield* uploadCsv(headers, csv)
+          assert.strictEqual(res.status, 422, `${JSON.stringify(csv?.slice(0, 40))}: ${res.text}`)
+          assert.deepInclude(errorsOf(res.body)[0], { code: "VALIDATION_ERROR", field })
+        }
+        const wrongField = yield* uploadCsv(headers, "email,first_name,last_name\na@example.org,A,B\n", "upload")
+        assert.strictEqual(wrongField.status, 422)
+        const notUtf8 = yield* Effect.gen(function*() {
+          const client = yield* HttpClient.HttpClient
+          const form = new FormData()
+          form.append("file", new Blob([new Uint8Array([0x65, 0x6d, 0xff, 0xfe, 0x0a])], { type: "text/csv" }), "x.csv")
+          const response = yield* client.execute(
+            HttpClientRequest.post(`${USERS}/import`).pipe(
+              HttpClientRequest.setHeaders(headers),
+              HttpClientRequest.bodyFormData(form)
+            )
+          )
+          return response.status
+        }).pipe(Effect.scoped, Effect.orDie)
+        assert.strictEqual(notUtf8, 422)
+        const json = yield* call("POST", `${USERS}/import`, headers, { file: "email,first_name,last_name" })
+        assert.strictEqual(json.status, 422)
+        // Broken multipart bodies are the client's mistake too: 422, never 500.
+        for (
+          const [contentType, body] of [
+            ["multipart/form-data", "email,first_name,last_name\n"],
+            ["multipart/form-data; boundary=xyz", "no parts here"],
+            ["multipart/form-data; boundary=xyz", "--xyz\r\nContent-Disposition: form-data; name=\"file\"\r\n"],
+            ["text/csv", "email,first_name,last_name\na@example.org,A,B\n"]
+          ] as const
+        ) {
+          const status = yield* Effect.gen(function*() {
+            const client = yield* HttpClient.HttpClient
+            const response = yield* client.execute(
+              HttpClientRequest.post(`${USERS}/import`).pipe(
+                HttpClientRequest.setHeaders(headers),
+                HttpClientRequest.bodyText(body, contentType)
+              )
+            )
+            return response.status
+          }).pipe(Effect.scoped, Effect.orDie)
+          assert.strictEqual(status, 422, `${contentType}: ${body}`)
+        }
+        const listed = yield* call("GET", USERS, headers)
+        assert.strictEqual((listed.body as { meta: { total: number } }).meta.total, 2)
+      }))
+
+    it.effect("the template is text/csv with the header row", () =>
+      Effect.gen(function*() {
+        const { headers } = yield* community()
+        const res = yield* call("GET", `${USERS}/import/template`, headers)
+        assert.strictEqual(res.status, 200)
+        assert.match(res.headers["content-type"] ?? "", /^text\/csv/)
+        assert.match(res.headers["content-disposition"] ?? "", /attachment; filename="users-import-template.csv"/)
+        assert.strictEqual(res.text, IMPORT_TEMPLATE)
+        assert.strictEqual(res.text, "email,first_name,last_name,role\r\n")
+      }))
+  })
+
+  describe("passwords and e-mails", () => {
+    it.effect("POST password sets a new password and ends the user's sessions; 8+ characters", () =>
+      Effect.gen(function*() {
+        const { admin, headers, tenant } = yield* community()
+        const user = yield* makeUser(tenant)
+        const userHeaders = yield* headersOf(user)
+        const res = yield* call("POST", `${USERS}/${user.id}/password`, headers, { password: "brand new secret" })
+        assert.strictEqual(res.status, 200)
+        assert.deepStrictEqual(dataOf(res.body), { id: user.id, password_changed: true })
+        assert.strictEqual((yield* call("GET", "/api/v2/users/me", userHeaders)).status, 401)
+        assert.strictEqual((yield* signIn(user)).status, 401)
+        assert.strictEqual((yield* signIn(user, "brand new secret")).status, 200)
+        assert.deepStrictEqual(yield* eventsOf(tenant, "UserPasswordSet"), [{ user_id: user.id, set_by: admin.id }])
+        for (const body of [{ password: "short" }, { password: 12345678 }, {}, { password: null }]) {
+          const bad = yield* call("POST", `${USERS}/${user.id}/password`, headers, body)
+          assert.strictEqual(bad.status, 422, JSON.stringify(body))
+          assert.deepInclude(errorsOf(bad.body)[0], { code: "VALIDATION_ERROR", field: "password" })
+        }
+      }))
+
+    it.effect("send-password-reset queues a password_reset mail; only the token's SHA-256 is stored, 24 h", () =>
+      Effect.gen(function*() {
+        const { headers, member, tenant } = yield* community()
+        const res = yield* call("POST", `${USERS}/${member.id}/send-password-reset`, headers)
+        assert.strictEqual(res.status, 200)
+        assert.deepStrictEqual(res.body, { data: { queued: true }, meta: {} })
+        const [mail] = yield* mailsOf(member.id)
+        assert.include(mail, { to_email: member.email, template: "password_reset", status: "pending" })
+        assert.include(mail!.data, { first_name: "Test", tenant_slug: tenant.slug, tenant_name: tenant.name })
+        const token = String(mail!.data["token"])
+        assert.isAbove(token.length, 30)
+        const [stored] = yield* liveResetTokens(member.id)
+        assert.strictEqual(stored!.token_hash, hashToken(token))
+        assert.notStrictEqual(stored!.token_hash, token)
+        assert.closeTo(stored!.seconds_left, 86_400, 60)
+        // A new link retires the previous one.
+        yield* call("POST", `${USERS}/${member.id}/send-password-reset`, headers)
+        const live = yield* liveResetTokens(member.id)
+        assert.lengthOf(live, 1)
+        assert.notStrictEqual(live[0]!.token_hash, stored!.token_hash)
+        assert.lengthOf(yield* mailsOf(member.id), 2)
+      }))
+
+    it.effect("send-welcome-email queues a welcome mail, with a set-password token when there is no password", () =>
+      Effect.gen(function*() {
+        const { headers, member } = yield* community()
+        const res = yield* call("POST", `${USERS}/${member.id}/send-welcome-email`, headers)
+        assert.deepStrictEqual(res.body, { data: { queued: true }, meta: {} })
+        const [mail] = yield* mailsOf(member.id)
+        assert.include(mail, { to_email: member.email, template: "welcome", status: "pending" })
+        assert.notProperty(mail!.data, "set_password")
+
+        const created = yield* call("POST", USERS, headers, {
+          email: "fresh@example.org",
+          first_name: "F",
+          last_name: "R"
+        })
+        const id = dataOf<{ id: number }>(created.body).id
+        yield* call("POST", `${USERS}/${id}/send-welcome-email`, headers)
+        const [welcome] = yield* mailsOf(id)
+        const setPassword = welcome!.data["set_password"] as { token: string; expires_at: string }
+        assert.strictEqual((yield* liveResetTokens(id))[0]!.token_hash, hashToken(setPassword.token))
+        assert.isTrue(Date.parse(setPassword.expires_at) > Date.now() + 86_000_000)
+      }))
+  })
+
+  describe("super-admin, impersonation, consents, 2FA", () => {
+    it.effect("PUT super-admin: platform super-admins only; the flag is stored", () =>
+      Effect.gen(function*() {
+        const { headers, member, tenant } = yield* community()
+        const refused = yield* call("PUT", `${USERS}/${member.id}/super-admin`, headers, { is_super_admin: true })
+        assert.strictEqual(refused.status, 403)
+        assert.strictEqual(codeOf(refused.body), "FORBIDDEN")
+        const platformHeaders = yield* headersOf(yield* makeSuperAdmin(), tenant)
+        const granted = yield* call("PUT", `${USERS}/${member.id}/super-admin`, platformHeaders, {
+          is_super_admin: true
+        })
+        assert.strictEqual(granted.status, 200)
+        assert.deepStrictEqual(dataOf(granted.body), { id: member.id, is_super_admin: true })
+        assert.include(yield* userRow(member.id), { is_super_admin: true })
+        const revoked = yield* call("PUT", `${USERS}/${member.id}/super-admin`, platformHeaders, {
+          is_super_admin: false
+        })
+        assert.deepStrictEqual(dataOf(revoked.body), { id: member.id, is_super_admin: false })
+        for (const body of [{ is_super_admin: "yes" }, {}, { is_super_admin: 1 }]) {
+          const bad = yield* call("PUT", `${USERS}/${member.id}/super-admin`, platformHeaders, body)
+          assert.strictEqual(bad.status, 422, JSON.stringify(body))
+        }
+      }))
+
+    it.effect("impersonate gives a 300 s token acting as the member, without refresh; UserImpersonated recorded", () =>
+      Effect.gen(function*() {
+        const { admin, headers, member, tenant } = yield* community()
+        const client = yield* apiClient(headers)
+        const { data } = yield* client.adminUsers.impersonate({ path: { id: UserId.make(member.id) } })
+        assert.include(data, { token_type: "Bearer", expires_in: 300, impersonation: true })
+        assert.include(data.user, { id: member.id, email: member.email, role: "member" })
+        const asMember = { ...tenantHeaders(tenant), authorization: `Bearer ${data.access_token}` }
+        const me = yield* call("GET", "/api/v2/users/me", asMember)
+        assert.strictEqual(me.status, 200)
+        assert.strictEqual(dataOf(me.body)["id"], member.id)
+        // The member's powers only: the admin API stays closed to this token.
+        assert.strictEqual((yield* call("GET", USERS, asMember)).status, 403)
+
+        const sql = yield* SqlClient.SqlClient
+        const [session] = yield* sql<{ kind: string; impersonator_id: string; seconds_left: number; refresh: number }>`
+          SELECT s.kind, s.impersonator_id,
+                 extract(epoch FROM a.expires_at - now())::float8 AS seconds_left,
+                 (SELECT count(*)::int FROM refresh_tokens r WHERE r.session_id = s.id) AS refresh
+          FROM access_tokens a JOIN auth_sessions s ON s.id = a.session_id
+          WHERE a.token_hash = ${hashToken(data.access_token)}`
+        assert.include(session, { kind: "impersonation", impersonator_id: String(admin.id), refresh: 0 })
+        assert.isAtMost(session!.seconds_left, 300)
+        assert.isAbove(session!.seconds_left, 240)
+        assert.deepInclude(yield* eventsOf(tenant, "UserImpersonated"), {
+          user_id: member.id,
+          impersonator_id: admin.id,
+          session_id: (yield* sql<{ id: number }>`SELECT id::int FROM auth_sessions WHERE user_id = ${member.id}
+            AND kind = 'impersonation'`)[0]!.id
+        })
+        // Past its 300 seconds the token is refused.
+        yield* sql`UPDATE access_tokens SET expires_at = now() - interval '1 second'
+                   WHERE token_hash = ${hashToken(data.access_token)}`
+        assert.strictEqual((yield* call("GET", "/api/v2/users/me", asMember)).status, 401)
+      }))
+
+    it.effect("tenant admins may not impersonate admins, brokers, coordinators or inactive users; super-admins may", () =>
+      Effect.gen(function*() {
+        const { headers, tenant } = yield* community()
+        const staff = [
+          yield* makeAdmin(tenant),
+          yield* makeUser(tenant, { role: "broker" }),
+          yield* makeUser(tenant, { role: "coordinator" })
+        ]
+        for (const user of staff) {
+          const res = yield* call("POST", `${USERS}/${user.id}/impersonate`, headers)
+          assert.strictEqual(res.status, 403)
+          assert.strictEqual(codeOf(res.body), "FORBIDDEN")
+        }
+        const pending = yield* makeUser(tenant, { status: "pending", isApproved: false })
+        assert.strictEqual((yield* call("POST", `${USERS}/${pending.id}/impersonate`, headers)).status, 403)
+        const platformHeaders = yield* headersOf(yield* makeSuperAdmin(), tenant)
+        const asAdmin = yield* call("POST", `${USERS}/${staff[0]!.id}/impersonate`, platformHeaders)
+        assert.strictEqual(asAdmin.status, 200)
+        const token = dataOf<{ access_token: string }>(asAdmin.body).access_token
+        const impersonating = { ...tenantHeaders(tenant), authorization: `Bearer ${token}` }
+        // An impersonation session cannot start another one.
+        const member = yield* makeUser(tenant)
+        const chained = yield* call("POST", `${USERS}/${member.id}/impersonate`, impersonating)
+        assert.strictEqual(chained.status, 403)
+      }))
+
+    it.effect("GET consents lists the user's consent records, newest first", () =>
+      Effect.gen(function*() {
+        const { headers, member, tenant } = yield* community()
+        const client = yield* apiClient(headers)
+        const none = yield* client.adminUsers.consents({ path: { id: UserId.make(member.id) } })
+        assert.deepStrictEqual(none.data, [])
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`INSERT INTO user_consents (tenant_id, user_id, consent_type, granted, created_at) VALUES
+          (${tenant.id}, ${member.id}, 'terms', true, '2024-01-01T00:00:00Z'),
+          (${tenant.id}, ${member.id}, 'marketing', false, '2024-02-01T00:00:00Z')`
+        const res = yield* call("GET", `${USERS}/${member.id}/consents`, headers)
+        assert.strictEqual(res.status, 200)
+        const rows = dataOf<Array<Record<string, unknown>>>(res.body)
+        assert.deepStrictEqual(rows.map((r) => [r["consent_type"], r["granted"], r["created_at"]]), [
+          ["marketing", false, "2024-02-01T00:00:00.000Z"],
+          ["terms", true, "2024-01-01T00:00:00.000Z"]
+        ])
+        assert.isNumber(rows[0]!["id"])
+      }))
+
+    it.effect("reset-2fa clears the second factor and says whether there was one", () =>
+      Effect.gen(function*() {
+        const { headers, member, tenant } = yield* community()
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`UPDATE users SET two_factor_secret = 'JBSWY3DPEHPK3PXP' WHERE id = ${member.id}`
+        const first = yield* call("POST", `${USERS}/${member.id}/reset-2fa`, headers)
+        assert.strictEqual(first.status, 200)
+        assert.deepStrictEqual(dataOf(first.body), { id: member.id, two_factor_was_enabled: true })
+        assert.include(yield* userRow(member.id), { two_factor_secret: null })
+        const second = yield* call("POST", `${USERS}/${member.id}/reset-2fa`, headers)
+        assert.deepStrictEqual(dataOf(second.body), { id: member.id, two_factor_was_enabled: false })
+        assert.lengthOf(yield* eventsOf(tenant, "UserTwoFactorReset"), 1)
+      }))
+  })
+})
+
+describe("CSV import parsing (pure)", () => {
+  it("parses quotes, escaped quotes, CRLF, multi-line fields and a BOM; skips empty lines", () => {
+    const parsed = parseCsv("\uFEFFa,b\r\n\"x, y\",\"say \"\"hi\"\"\"\n\n,,\n\"multi\nline\",z")
+    assert.deepStrictEqual(Either.getOrThrow(parsed), [
+      { line: 1, fields: ["a", "b"] },
+      { line: 2, fields: ["x, y", "say \"hi\""] },
+      { line: 5, fields: ["multi\nline", "z"] }
+    ])
+  })
+
+  it("refuses an unclosed quote and text after a closing quote", () => {
+    assert.isTrue(Either.isLeft(parseCsv("a,\"b\nc")))
+    assert.isTrue(Either.isLeft(parseCsv("\"a\"b,c")))
+  })
+
+  it("plans rows: header in any order and case, defaults the role, reports each bad field", () => {
+    const plan = Either.getOrThrow(planImport("Last_Name,EMAIL,first_name\nLee,ann@example.org,Ann\n,bad,Bo\n"))
+    assert.deepStrictEqual(plan.candidates, [
+      { row: 2, email: "ann@example.org", firstName: "Ann", lastName: "Lee", role: "member" }
+    ])
+    assert.deepStrictEqual(plan.errors.map((e) => [e.row, e.field]), [[3, "email"], [3, "last_name"]])
+    assert.isTrue(Either.isLeft(planImport("email,first_name\n")))
+  })
+})

@@ -1,0 +1,326 @@
+import { assert, layer } from "@effect/vitest"
+import { CurrentTenant, TenantId } from "@timebank/domain"
+import { bootstrapSuperAdmin, UserRepo, verifyPassword } from "@timebank/server"
+import { ConfigProvider, Effect, Exit, Option } from "effect"
+import { randomBytes } from "node:crypto"
+import { makeTenant, tenantHeaders } from "./fixtures/tenants.js"
+import { apiClient, rawRequest, TestApp } from "./fixtures/TestApp.js"
+import { authHeaders, login, makeAdmin, makeSuperAdmin, makeUser, platformTenant } from "./fixtures/users.js"
+
+type Errors = { errors: Array<{ code: string; message: string; field?: string }> }
+const errorsOf = (body: unknown) => (body as Errors).errors
+
+interface TenantBody {
+  id: number
+  slug: string
+  name: string
+  domain: string | null
+  status: string
+  timezone: string
+  features: Record<string, boolean>
+  settings: Record<string, unknown>
+  admin?: { id: number; email: string }
+}
+const dataOf = (body: unknown) => (body as { data: TenantBody }).data
+
+const PATH = "/api/v2/admin/super/tenants"
+const uniqueSlug = () => `st-${randomBytes(4).toString("hex")}`
+const newAdmin = () => ({
+  email: `first-admin-${randomBytes(4).toString("hex")}@example.org`,
+  password: "first admin password",
+  first_name: "Ada",
+  last_name: "First"
+})
+const json = (body: unknown) => JSON.stringify(body)
+
+layer(TestApp(), { excludeTestServices: true, timeout: "90 seconds" })("super-admin tenants API", (it) => {
+  it.effect("POST creates the tenant and its first admin, who can log in there; GET reads and lists it", () =>
+    Effect.gen(function*() {
+      const headers = yield* authHeaders(yield* makeSuperAdmin())
+      const slug = uniqueSlug()
+      const admin = newAdmin()
+      const created = yield* rawRequest("POST", PATH, {
+        headers,
+        body: json({
+          slug,
+          name: "  Harbour Time Bank ",
+          timezone: "Europe/Lisbon",
+          features: { blog: false, federation: true },
+          settings: { starting_balance: 2.5, listing_moderation: true },
+          admin
+        })
+      })
+      assert.strictEqual(created.status, 201, created.text)
+      const tenant = dataOf(created.body)
+      assert.deepStrictEqual((created.body as { meta: unknown }).meta, {})
+      assert.include(tenant, { slug, name: "Harbour Time Bank", status: "active", timezone: "Europe/Lisbon" })
+      assert.include(tenant.features, { blog: false, federation: true, events: true, listings: true })
+      assert.include(tenant.settings, {
+        starting_balance: 2.5,
+        listing_moderation: true,
+        registration_requires_approval: true,
+        default_language: "en"
+      })
+      assert.strictEqual(tenant.admin?.email, admin.email)
+      assert.isAbove(tenant.admin!.id, 0)
+
+      // The community answers at once, and its first admin signs in there as an active, approved admin.
+      const publicView = yield* rawRequest("GET", "/api/v2/tenant", { headers: { "x-tenant-slug": slug } })
+      assert.strictEqual(publicView.status, 200)
+      assert.strictEqual(
+        (publicView.body as { data: { features: Record<string, boolean> } }).data.features["blog"],
+        false
+      )
+      const signIn = yield* rawRequest("POST", "/api/v2/auth/login", {
+        headers: { "x-tenant-slug": slug },
+        body: json({ email: admin.email, password: admin.password })
+      })
+      assert.strictEqual(signIn.status, 200, signIn.text)
+      const user = (signIn.body as { user: Record<string, unknown> }).user
+      assert.include(user, {
+        id: tenant.admin!.id,
+        tenant_id: tenant.id,
+        role: "admin",
+        status: "active",
+        is_approved: true,
+        is_admin: true,
+        is_super_admin: false
+      })
+
+      const client = yield* apiClient(headers)
+      const read = yield* client.superTenants.get({ path: { id: TenantId.make(tenant.id) } })
+      assert.strictEqual(read.data.slug, slug)
+      assert.strictEqual(read.data.settings.starting_balance, 2.5)
+
+      const page = yield* client.superTenants.list({ urlParams: { per_page: 100 } })
+      assert.include(page.data.map((t) => t.slug), slug)
+      assert.include(page.data.map((t) => t.slug), "platform")
+      assert.strictEqual(page.meta.current_page, 1)
+      assert.strictEqual(page.meta.per_page, 100)
+      assert.isAtLeast(page.meta.total, 2)
+      const second = yield* rawRequest("GET", `${PATH}?page=2&per_page=1`, { headers })
+      assert.strictEqual(second.status, 200)
+      const secondPage = second.body as { data: Array<TenantBody>; meta: Record<string, unknown> }
+      assert.strictEqual(secondPage.data.length, 1)
+      assert.include(secondPage.meta, { current_page: 2, per_page: 1, total: page.meta.total })
+    }))
+
+  it.effect("PUT changes name, domain and status and merges features and settings; suspension locks it", () =>
+    Effect.gen(function*() {
+      const tenant = yield* makeTenant({ features: { polls: false }, settings: { starting_balance: 3 } })
+      const member = yield* makeUser(tenant)
+      const headers = yield* authHeaders(yield* makeSuperAdmin())
+      const memberHeaders = yield* authHeaders(member)
+      const domain = `${tenant.slug}.example.org`
+      const updated = yield* rawRequest("PUT", `${PATH}/${tenant.id}`, {
+        headers,
+        body: json({ name: "Renamed", domain, features: { blog: false }, settings: { allow_negative_balance: true } })
+      })
+      assert.strictEqual(updated.status, 200, updated.text)
+      const data = dataOf(updated.body)
+      assert.include(data, { id: tenant.id, name: "Renamed", domain, status: "active" })
+      assert.include(data.features, { polls: false, blog: false, events: true })
+      assert.include(data.settings, { starting_balance: 3, allow_negative_balance: true })
+
+      const suspended = yield* rawRequest("PUT", `${PATH}/${tenant.id}`, {
+        headers,
+        body: json({ status: "suspended" })
+      })
+      assert.strictEqual(suspended.status, 200)
+      assert.strictEqual(dataOf(suspended.body).status, "suspended")
+      for (const request of [{ headers: tenantHeaders(tenant) }, { headers: memberHeaders }]) {
+        const res = yield* rawRequest("GET", "/api/v2/users/me", request)
+        assert.strictEqual(res.status, 400)
+        assert.strictEqual(errorsOf(res.body)[0]!.code, "tenant_resolution_failed")
+      }
+      // Still visible to the super-admin, and reactivated it answers again.
+      const listed = yield* rawRequest("GET", `${PATH}/${tenant.id}`, { headers })
+      assert.strictEqual(dataOf(listed.body).status, "suspended")
+      const reactivated = yield* rawRequest("PUT", `${PATH}/${tenant.id}`, {
+        headers,
+        body: json({ status: "active" })
+      })
+      assert.strictEqual(reactivated.status, 200)
+      const me = yield* rawRequest("GET", "/api/v2/users/me", { headers: memberHeaders })
+      assert.strictEqual(me.status, 200)
+    }))
+
+  it.effect("a duplicate slug is 409 ALREADY_EXISTS on slug and creates nothing; a taken domain is 409 on domain", () =>
+    Effect.gen(function*() {
+      const existing = yield* makeTenant({ domain: `taken-${randomBytes(3).toString("hex")}.example.org` })
+      const headers = yield* authHeaders(yield* makeSuperAdmin())
+      const client = yield* apiClient(headers)
+      const before = (yield* client.superTenants.list({ urlParams: { per_page: 100 } })).meta.total
+      const admin = newAdmin()
+      const duplicate = yield* rawRequest("POST", PATH, {
+        headers,
+        body: json({ slug: existing.slug, name: "Copy", admin })
+      })
+      assert.strictEqual(duplicate.status, 409)
+      assert.deepInclude(errorsOf(duplicate.body)[0], { code: "ALREADY_EXISTS", field: "slug" })
+      const takenDomain = yield* rawRequest("POST", PATH, {
+        headers,
+        body: json({ slug: uniqueSlug(), name: "Copy", domain: existing.domain, admin })
+      })
+      assert.strictEqual(takenDomain.status, 409)
+      assert.deepInclude(errorsOf(takenDomain.body)[0], { code: "ALREADY_EXISTS", field: "domain" })
+      const after = (yield* client.superTenants.list({ urlParams: { per_page: 100 } })).meta.total
+      assert.strictEqual(after, before)
+      // The admin of the refused tenant was not created anywhere: the slug's tenant has no such user.
+      const signIn = yield* rawRequest("POST", "/api/v2/auth/login", {
+        headers: tenantHeaders(existing),
+        body: json({ email: admin.email, password: admin.password })
+      })
+      assert.strictEqual(signIn.status, 401)
+    }))
+
+  it.effect("bad fields are 422 VALIDATION_ERROR, one entry per field, nested admin fields included", () =>
+    Effect.gen(function*() {
+      const headers = yield* authHeaders(yield* makeSuperAdmin())
+      const bad = yield* rawRequest("POST", PATH, {
+        headers,
+        body: json({
+          slug: "Not A Slug",
+          name: "",
+          timezone: "Mars/Olympus",
+          features: { teleport: true },
+          settings: { starting_balance: "lots" },
+          admin: { email: "nobody", password: "short", first_name: "A" }
+        })
+      })
+      assert.strictEqual(bad.status, 422, bad.text)
+      const fields = errorsOf(bad.body).map((e) => e.field).sort()
+      assert.includeMembers(fields, [
+        "admin.email",
+        "admin.last_name",
+        "admin.password",
+        "features.teleport",
+        "name",
+        "settings.starting_balance",
+        "slug",
+        "timezone"
+      ])
+      for (const e of errorsOf(bad.body)) assert.strictEqual(e.code, "VALIDATION_ERROR")
+
+      const noAdmin = yield* rawRequest("POST", PATH, { headers, body: json({ slug: uniqueSlug(), name: "X" }) })
+      assert.strictEqual(noAdmin.status, 422)
+      assert.strictEqual(errorsOf(noAdmin.body)[0]!.field, "admin")
+
+      const tenant = yield* makeTenant()
+      const badUpdate = yield* rawRequest("PUT", `${PATH}/${tenant.id}`, {
+        headers,
+        body: json({ status: "closed", features: { blog: "no" } })
+      })
+      assert.strictEqual(badUpdate.status, 422)
+      assert.sameMembers(errorsOf(badUpdate.body).map((e) => e.field), ["status", "features.blog"])
+      const empty = yield* rawRequest("PUT", `${PATH}/${tenant.id}`, { headers, body: "{}" })
+      assert.strictEqual(empty.status, 422)
+
+      // Suspending the platform itself would lock every super-admin out.
+      const platform = yield* platformTenant
+      const lockout = yield* rawRequest("PUT", `${PATH}/${platform.id}`, {
+        headers,
+        body: json({ status: "suspended" })
+      })
+      assert.strictEqual(lockout.status, 422)
+      assert.strictEqual(errorsOf(lockout.body)[0]!.field, "status")
+    }))
+
+  it.effect("unknown or malformed ids are 404 NOT_FOUND on GET and PUT", () =>
+    Effect.gen(function*() {
+      const headers = yield* authHeaders(yield* makeSuperAdmin())
+      for (const id of ["987654321", "abc", "0", "-4", "1.5"]) {
+        const get = yield* rawRequest("GET", `${PATH}/${id}`, { headers })
+        assert.strictEqual(get.status, 404, id)
+        assert.strictEqual(errorsOf(get.body)[0]!.code, "NOT_FOUND")
+        const put = yield* rawRequest("PUT", `${PATH}/${id}`, { headers, body: json({ name: "Ghost" }) })
+        assert.strictEqual(put.status, 404, id)
+      }
+    }))
+
+  it.effect("no token is 401; members, tenant admins and non-super platform users are 403; foreign tokens 401", () =>
+    Effect.gen(function*() {
+      const platform = yield* platformTenant
+      const tenant = yield* makeTenant()
+      const other = yield* makeTenant()
+      const tenantAdmin = yield* makeAdmin(tenant)
+      const adminHeaders = yield* authHeaders(tenantAdmin)
+      const memberHeaders = yield* authHeaders(yield* makeUser(tenant))
+      const platformStaffHeaders = yield* authHeaders(yield* makeAdmin(platform))
+      const body = json({ slug: uniqueSlug(), name: "Sneaky", admin: newAdmin() })
+
+      const anonymous = yield* rawRequest("GET", PATH, { headers: tenantHeaders(platform) })
+      assert.strictEqual(anonymous.status, 401)
+      assert.strictEqual(errorsOf(anonymous.body)[0]!.code, "AUTH_REQUIRED")
+      const anonymousCreate = yield* rawRequest("POST", PATH, { headers: tenantHeaders(platform), body })
+      assert.strictEqual(anonymousCreate.status, 401)
+
+      for (const headers of [adminHeaders, memberHeaders, platformStaffHeaders]) {
+        for (
+          const [method, path] of [["GET", PATH], ["POST", PATH], ["GET", `${PATH}/${other.id}`], [
+            "PUT",
+            `${PATH}/${other.id}`
+          ]] as const
+        ) {
+          const res = yield* rawRequest(method, path, {
+            headers,
+            ...(method === "GET" ? {} : { body: method === "POST" ? body : json({ status: "suspended" }) })
+          })
+          assert.strictEqual(res.status, 403, `${method} ${path}`)
+          assert.strictEqual(errorsOf(res.body)[0]!.code, "FORBIDDEN")
+        }
+      }
+      // A tenant admin's token addressed to the platform (or to another tenant) is no credential there (D4).
+      for (const target of [platform, other]) {
+        const res = yield* rawRequest("GET", PATH, { headers: { ...adminHeaders, ...tenantHeaders(target) } })
+        assert.strictEqual(res.status, 401)
+      }
+      const untouched = yield* rawRequest("GET", "/api/v2/tenant", { headers: tenantHeaders(other) })
+      assert.strictEqual(untouched.status, 200)
+    }))
+
+  it.effect("bootstrap: the configured super-admin is created once; a later start changes nothing", () =>
+    Effect.gen(function*() {
+      const email = `root-${randomBytes(4).toString("hex")}@example.org`
+      const start = (password: string) =>
+        bootstrapSuperAdmin.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(
+          new Map([["BOOTSTRAP_SUPER_ADMIN_EMAIL", email], ["BOOTSTRAP_SUPER_ADMIN_PASSWORD", password]])
+        )))
+      const first = yield* start("first password")
+      assert.deepStrictEqual(first, Option.some({ email, created: true }))
+      const again = yield* start("second password")
+      assert.deepStrictEqual(again, Option.some({ email, created: false }))
+
+      const platform = yield* platformTenant
+      const row = yield* Effect.flatMap(UserRepo, (users) => users.findByEmail(email)).pipe(
+        Effect.provideService(CurrentTenant, platform),
+        Effect.flatMap(Effect.orDie)
+      )
+      assert.include(row, { role: "admin", is_super_admin: true, status: "active", is_approved: true })
+      assert.isTrue(yield* verifyPassword("first password", row.password_hash!))
+      assert.isFalse(yield* verifyPassword("second password", row.password_hash!))
+
+      // The bootstrapped account is a working platform super-admin.
+      const tokens = yield* login({ id: Number(row.id), email, password: "first password", tenant: platform })
+      const listed = yield* rawRequest("GET", PATH, {
+        headers: { ...tenantHeaders(platform), authorization: `Bearer ${tokens.access_token}` }
+      })
+      assert.strictEqual(listed.status, 200)
+
+      const unset = yield* bootstrapSuperAdmin.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map())))
+      assert.isTrue(Option.isNone(unset))
+      for (
+        const env of [
+          [["BOOTSTRAP_SUPER_ADMIN_EMAIL", email]],
+          [["BOOTSTRAP_SUPER_ADMIN_PASSWORD", "long enough"]],
+          [["BOOTSTRAP_SUPER_ADMIN_EMAIL", "not-an-email"], ["BOOTSTRAP_SUPER_ADMIN_PASSWORD", "long enough"]],
+          [["BOOTSTRAP_SUPER_ADMIN_EMAIL", email], ["BOOTSTRAP_SUPER_ADMIN_PASSWORD", "short"]]
+        ] as const
+      ) {
+        const exit = yield* Effect.exit(
+          bootstrapSuperAdmin.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map(env))))
+        )
+        assert.isTrue(Exit.isFailure(exit), JSON.stringify(env))
+      }
+    }))
+})
