@@ -3,10 +3,14 @@ import type { Effect } from "effect"
 import m0001 from "./0001_tenants.js"
 import m0002 from "./0002_outbox.js"
 import m0003 from "./0003_identity.js"
+import m0004 from "./0004_ledger.js"
+import m0005 from "./0005_listings.js"
 
 /** Forward-only migrations, in order. A landed migration is never edited; add a new one. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_tenants": m0001,
   "0002_outbox": m0002,
-  "0003_identity": m0003
+  "0003_identity": m0003,
+  "0004_ledger": m0004,
+  "0005_listings": m0005
 }

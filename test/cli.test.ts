@@ -192,6 +192,50 @@ layer(CliDatabase.Live, { excludeTestServices: true, timeout: "60 seconds" })("c
       }),
     TIMEOUT
   )
+
+  it.effect(
+    "ledger verify: a consistent ledger exits 0; a cached balance that disagrees with its entries exits 1",
+    () =>
+      Effect.gen(function*() {
+        const db = yield* CliDatabase
+        const sql = (text: string, values: Array<unknown> = []) =>
+          Effect.promise(async () => {
+            const client = new pg.Client({ connectionString: db })
+            await client.connect()
+            try {
+              return (await client.query(text, values)).rows as Array<Record<string, unknown>>
+            } finally {
+              await client.end()
+            }
+          })
+        const created = jsonOf<TenantJson>(
+          yield* cli(db, "tenant", "create", "--slug", uniqueSlug(), "--name", "Ledger Check", "--json")
+        )
+        // One balanced grant, written the way the ledger writes it.
+        yield* sql(
+          `WITH acc AS (INSERT INTO ledger_accounts (tenant_id, kind, owner_id, balance) VALUES ($1, 'treasury', NULL, -2),
+                                                                             ($1, 'organisation', 1, 2) RETURNING id, kind),
+                tx AS (INSERT INTO ledger_transactions (tenant_id, type, amount, idempotency_key, request_hash)
+                       VALUES ($1, 'grant', 2, 'cli-test', 'h') RETURNING id)
+           INSERT INTO ledger_entries (tenant_id, transaction_id, account_id, amount)
+           SELECT $1, tx.id, acc.id, CASE WHEN acc.kind = 'treasury' THEN -2 ELSE 2 END FROM tx, acc`,
+          [created.id]
+        )
+        const clean = yield* cli(db, "ledger", "verify", "--tenant", String(created.id), "--json")
+        assert.strictEqual(clean.code, 0, clean.stderr)
+        assert.deepInclude(jsonOf<Record<string, unknown>>(clean), { ok: true, transactions: 1, accounts: 2 })
+
+        yield* sql(
+          "UPDATE ledger_accounts SET balance = 5 WHERE tenant_id = $1 AND kind = 'organisation'",
+          [created.id]
+        )
+        const broken = yield* cli(db, "ledger", "verify", "--tenant", String(created.id))
+        assert.strictEqual(broken.code, 1)
+        assert.match(broken.stdout, /PROBLEMS FOUND/)
+        assert.match(broken.stdout, /balance 5\.00, entries 2\.00/)
+      }),
+    TIMEOUT
+  )
 })
 
 describe("cli", () => {

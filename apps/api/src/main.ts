@@ -3,6 +3,7 @@ import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import {
   AppConfig,
   bootstrapSuperAdmin,
+  ClusterFeaturesLive,
   DEMO_ADMIN_EMAIL,
   DEMO_ADMIN_PASSWORD,
   HttpLive,
@@ -50,7 +51,11 @@ const ServerLive = Layer.unwrapEffect(
   Effect.map(AppConfig, (config) => NodeHttpServer.layer(createServer, { port: config.port, host: config.host }))
 )
 
-const MainLive = Layer.mergeAll(HttpLive.pipe(HttpServer.withLogAddress, Layer.provide(ServerLive)), Banner).pipe(
+const MainLive = Layer.mergeAll(
+  HttpLive.pipe(HttpServer.withLogAddress, Layer.provide(ServerLive)),
+  ClusterFeaturesLive,
+  Banner
+).pipe(
   Layer.provide(ServicesLive),
   Layer.provide(PlatformLive)
 )

@@ -1,6 +1,6 @@
 import type { SqlClient } from "@effect/sql"
 import type { AlreadyExists, NotFound, ValidationFailed } from "@timebank/domain"
-import type { TenantService, UserAccounts } from "@timebank/server"
+import type { LedgerVerify, TenantService, UserAccounts } from "@timebank/server"
 import type { Effect } from "effect"
 
 /** The failures an operator is told about in words (exit 1); anything else is a bug. */
@@ -10,6 +10,8 @@ export type CommandError = ValidationFailed | AlreadyExists | NotFound
 export interface Output {
   readonly json: unknown
   readonly text: string
+  /** A check that ran but found problems exits non-zero with its report. */
+  readonly exitCode?: number
 }
 
 export type Flags = { readonly [name: string]: string | boolean | undefined }
@@ -20,7 +22,7 @@ export type Flags = { readonly [name: string]: string | boolean | undefined }
  */
 export interface Needs {
   readonly database: SqlClient.SqlClient
-  readonly services: TenantService | UserAccounts
+  readonly services: TenantService | UserAccounts | LedgerVerify
 }
 
 export interface Command<K extends keyof Needs = keyof Needs> {

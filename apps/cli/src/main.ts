@@ -3,13 +3,22 @@ import { AppConfig, CorePlatformLive, ServicesLive, SqlLive } from "@timebank/se
 import { Cause, Config, ConfigProvider, Console, Effect, Either, Exit, Layer, Logger, LogLevel, Option } from "effect"
 import { type Invocation, parseInvocation, type UsageError } from "./Arguments.js"
 import type { AnyCommand, Output } from "./Command.js"
+import { ledgerVerify } from "./commands/ledger.js"
 import { migrate } from "./commands/migrate.js"
 import { seedDemo } from "./commands/seed.js"
 import { tenantCreate, tenantList, tenantUpdate } from "./commands/tenant.js"
 import { userCreate } from "./commands/user.js"
 import { errorEntries, errorLine, isCommandError } from "./Render.js"
 
-const commands: ReadonlyArray<AnyCommand> = [migrate, seedDemo, tenantCreate, tenantList, tenantUpdate, userCreate]
+const commands: ReadonlyArray<AnyCommand> = [
+  migrate,
+  seedDemo,
+  tenantCreate,
+  tenantList,
+  tenantUpdate,
+  userCreate,
+  ledgerVerify
+]
 
 const commandUsage = (c: AnyCommand) => {
   const synopsis = c.synopsis.replaceAll("\n", `\n${" ".repeat(c.name.length + 3)}`)
@@ -60,7 +69,8 @@ const reportFailure = (cause: Cause.Cause<unknown>, json: boolean) => {
 const run = (invocation: Extract<Invocation, { _tag: "Run" }>) =>
   execute(invocation).pipe(
     Effect.matchCauseEffect({
-      onSuccess: (output) => Effect.as(invocation.json ? printJson(output.json) : Console.log(output.text), 0),
+      onSuccess: (output) =>
+        Effect.as(invocation.json ? printJson(output.json) : Console.log(output.text), output.exitCode ?? 0),
       onFailure: (cause) => Effect.as(reportFailure(cause, invocation.json), 1)
     })
   )

@@ -4,6 +4,11 @@ import { reportAllDecodeErrors } from "./http/DecodeAll.js"
 import { AdminUsersApi } from "./identity/AdminUsersApi.js"
 import { AuthApi, SessionApi } from "./identity/AuthApi.js"
 import { UsersApi } from "./identity/UsersApi.js"
+import { AdminWalletApi, WalletApi } from "./ledger/WalletApi.js"
+import { AdminListingsApi } from "./listings/AdminListingsApi.js"
+import { AdminAttributesApi, AttributesApi } from "./listings/AttributesApi.js"
+import { AdminCategoriesApi, CategoriesApi } from "./listings/CategoriesApi.js"
+import { ListingsApi } from "./listings/ListingsApi.js"
 import { SystemApi } from "./system/SystemApi.js"
 import { AdminConfigApi } from "./tenancy/AdminConfigApi.js"
 import { SuperTenantsApi } from "./tenancy/SuperTenantsApi.js"
@@ -18,6 +23,14 @@ class Contract extends HttpApi.make("timebank")
   .add(AdminUsersApi)
   .add(SuperTenantsApi)
   .add(AdminConfigApi)
+  .add(WalletApi)
+  .add(AdminWalletApi)
+  .add(ListingsApi)
+  .add(AdminListingsApi)
+  .add(CategoriesApi)
+  .add(AdminCategoriesApi)
+  .add(AttributesApi)
+  .add(AdminAttributesApi)
   .addError(ValidationFailedResponse)
   .annotate(OpenApi.Title, "timebank")
   .annotate(OpenApi.Version, "2.0.0")

@@ -1,14 +1,17 @@
 import { type HttpApi, HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServerResponse } from "@effect/platform"
-import { Api, LoginRateLimit, RegisterRateLimit } from "@timebank/domain"
+import { Api, ListingCreateRateLimit, LoginRateLimit, RegisterRateLimit } from "@timebank/domain"
 import { Effect, Layer } from "effect"
 import {
   AdminUsersLive,
   AuthenticationLive,
   IdentityHttpLive,
   IdentityService,
+  OptionalAuthenticationLive,
   UserAccounts,
   UserRepo
 } from "./identity/index.js"
+import { LedgerClusterLive, LedgerHttpLive, LedgerService, LedgerVerify } from "./ledger/index.js"
+import { ListingsLive } from "./listings/index.js"
 import { AppConfig } from "./platform/AppConfig.js"
 import { DecodeErrorsLive, httpEdge } from "./platform/HttpEdge.js"
 import { rateLimitLayer } from "./platform/RateLimit.js"
@@ -19,6 +22,7 @@ import {
   TenancyHttpLive,
   TenantDirectory,
   TenantMiddlewareLive,
+  TenantRepo,
   TenantService
 } from "./tenancy/index.js"
 
@@ -35,9 +39,11 @@ const RawRoutesLive = HttpApiBuilder.Router.use((router) =>
 const MiddlewareLive = Layer.mergeAll(
   TenantMiddlewareLive,
   AuthenticationLive,
+  OptionalAuthenticationLive,
   // The rate limits the contract declares (spec "Limits"), one line each.
   rateLimitLayer(LoginRateLimit),
-  rateLimitLayer(RegisterRateLimit)
+  rateLimitLayer(RegisterRateLimit),
+  rateLimitLayer(ListingCreateRateLimit)
 )
 
 /** Every feature's handlers, with the middleware they declare. */
@@ -46,8 +52,16 @@ export const FeaturesLive = Layer.mergeAll(
   TenancyHttpLive,
   IdentityHttpLive,
   TenancyAdminHttpLive,
-  AdminUsersLive
-).pipe(Layer.provideMerge(MiddlewareLive))
+  AdminUsersLive,
+  LedgerHttpLive,
+  ListingsLive
+).pipe(Layer.provideMerge(MiddlewareLive), Layer.provide(LedgerService.Default))
+
+/** What a serving process runs on the cluster: entities and outbox subscribers (needs Sharding). */
+export const ClusterFeaturesLive = LedgerClusterLive.pipe(
+  Layer.provide(LedgerService.Default),
+  Layer.provide(TenantRepo.Default)
+)
 
 /** The service's services that features and operators share. */
 export const ServicesLive = Layer.mergeAll(
@@ -55,7 +69,8 @@ export const ServicesLive = Layer.mergeAll(
   TenantDirectory.Default,
   IdentityService.Default,
   UserRepo.Default,
-  UserAccounts.Default
+  UserAccounts.Default,
+  LedgerVerify.Default
 )
 
 /**

@@ -1,5 +1,7 @@
 export * from "./HttpLive.js"
 export * from "./identity/index.js"
+export * from "./ledger/index.js"
+export * from "./listings/index.js"
 export * from "./platform/AppConfig.js"
 export * from "./platform/ClientIp.js"
 export * from "./platform/Cluster.js"

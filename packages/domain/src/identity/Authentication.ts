@@ -20,3 +20,17 @@ export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("Aut
     session: HttpApiSecurity.apiKey({ in: "cookie", key: SESSION_COOKIE })
   }
 }) {}
+
+/**
+ * The same credentials as {@link Authentication}, for routes anonymous callers may use too: a caller who sends
+ * valid ones gets `CurrentUser`; anyone else (no credentials, or ones that do not authenticate) goes on anonymously,
+ * so handlers read the caller with `Effect.serviceOption(CurrentUser)`.
+ */
+export class OptionalAuthentication extends HttpApiMiddleware.Tag<OptionalAuthentication>()("OptionalAuthentication", {
+  optional: true,
+  provides: CurrentUser,
+  security: {
+    bearer: HttpApiSecurity.bearer,
+    session: HttpApiSecurity.apiKey({ in: "cookie", key: SESSION_COOKIE })
+  }
+}) {}

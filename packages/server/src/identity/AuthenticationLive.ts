@@ -1,5 +1,5 @@
 import { HttpServerRequest } from "@effect/platform"
-import { Authentication, CSRF_COOKIE, CSRF_HEADER, CurrentTenant } from "@timebank/domain"
+import { Authentication, CSRF_COOKIE, CSRF_HEADER, CurrentTenant, OptionalAuthentication } from "@timebank/domain"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { IdentityService } from "./IdentityService.js"
 
@@ -32,3 +32,9 @@ export const AuthenticationLive = Layer.effect(
     })
   })
 )
+
+/** The same checks; when they fail, the request goes on without a caller (routes open to anonymous callers). */
+export const OptionalAuthenticationLive = Layer.effect(
+  OptionalAuthentication,
+  Effect.map(Authentication, (authenticate) => OptionalAuthentication.of(authenticate))
+).pipe(Layer.provide(AuthenticationLive))

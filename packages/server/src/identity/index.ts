@@ -20,6 +20,7 @@ export * from "./UserAccounts.js"
 export * from "./UserImport.js"
 export * from "./UserRecord.js"
 export * from "./UserRepo.js"
+export * from "./UserSummaries.js"
 
 /** Registration, login, sessions and profiles. */
 export const IdentityHttpLive = Layer.mergeAll(AuthHttpLive, SessionHttpLive, UsersHttpLive).pipe(

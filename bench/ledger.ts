@@ -1,0 +1,527 @@
+// Transfers between members: our API (HTTP → Ledger entity → group commit) against a bare SQL script doing the same
+// transfer transaction directly on PostgreSQL (one database transaction per transfer), same database, same load.
+//
+// Set-up (not measured): two fresh tenants made through the super-admin API, BENCH_MEMBERS members in each, written
+// straight to the database with one shared scrypt hash (the admin API hashes every password, which would make the
+// set-up several times longer), each logged in over HTTP (first tenant) and funded with BENCH_GRANT_HOURS through
+// admin grants. Measured: BENCH_TRANSFERS random transfers (after BENCH_WARMUP_TRANSFERS unmeasured ones) with
+// BENCH_CONCURRENCY in flight, first through the API on the first tenant, then — with the API stopped, so that its
+// outbox publisher takes no CPU from the script — through the SQL script on the second tenant, with the same
+// sequence of moves. `ledger verify` (the CLI) checks both tenants afterwards.
+import { Effect } from "effect"
+import { createHash, randomBytes, randomUUID } from "node:crypto"
+import pg from "pg"
+import { hashPassword } from "../packages/server/src/identity/Password.js"
+import {
+  type Child,
+  cpuSeconds,
+  type Database,
+  envInt,
+  freePort,
+  type HttpAnswer,
+  httpClient,
+  percentile,
+  printResult,
+  printRows,
+  runNode,
+  runPool,
+  startDatabase,
+  startNode,
+  stopChild,
+  waitForOk
+} from "./lib.js"
+
+const settings = () => ({
+  members: envInt("BENCH_MEMBERS", 1_000),
+  transfers: envInt("BENCH_TRANSFERS", 20_000),
+  warmup: Number(process.env.BENCH_WARMUP_TRANSFERS ?? 500) || 0,
+  concurrency: envInt("BENCH_CONCURRENCY", 100),
+  grantHours: envInt("BENCH_GRANT_HOURS", 20),
+  /** Logins are scrypt-bound on the server; a few in flight keep its thread pool busy. */
+  loginConcurrency: envInt("BENCH_LOGIN_CONCURRENCY", 8),
+  seed: envInt("BENCH_SEED", 42)
+})
+type Settings = ReturnType<typeof settings>
+
+const MEMBER_PASSWORD = "bench member password"
+
+/** A small seeded PRNG (mulberry32), so both targets get the very same sequence of moves. */
+const prng = (seed: number) => () => {
+  seed = (seed + 0x6d2b79f5) | 0
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+}
+
+interface Move {
+  readonly from: number
+  readonly to: number
+  readonly cents: number
+}
+
+/** Random sender and recipient (distinct) among `members`, 0.01 to 5.00 hours. */
+const planMoves = (count: number, members: number, seed: number): ReadonlyArray<Move> => {
+  const random = prng(seed)
+  return Array.from({ length: count }, () => {
+    const from = Math.floor(random() * members)
+    const to = (from + 1 + Math.floor(random() * (members - 1))) % members
+    return { from, to, cents: 1 + Math.floor(random() * 500) }
+  })
+}
+
+interface Outcome {
+  readonly label: string
+  readonly seconds: number
+  readonly count: number
+  readonly accepted: number
+  readonly refused: number
+  readonly other: number
+  readonly p50: number
+  readonly p99: number
+  readonly cpu: string
+}
+
+const perSecond = (o: Outcome) => Math.round(o.count / o.seconds)
+const ms = (value: number) => Math.round(value * 10) / 10
+
+/** Counts outcomes of a run; `other` keeps a few samples for the error message. */
+const tally = () => {
+  const counts = { accepted: 0, refused: 0, other: 0 }
+  const samples: Array<string> = []
+  return {
+    counts,
+    samples,
+    other: (what: string) => {
+      counts.other++
+      if (samples.length < 5) samples.push(what)
+    }
+  }
+}
+
+const expectStatus = (what: string, answer: HttpAnswer, status: number): unknown => {
+  if (answer.status !== status) throw new Error(`${what}: expected ${status}, got ${answer.status} ${answer.text}`)
+  return JSON.parse(answer.text)
+}
+
+/** A distinct client address per login: login is limited to 30 a minute per IP (the API trusts X-Forwarded-For). */
+const ipOf = (n: number) => `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`
+
+type Client = ReturnType<typeof httpClient>
+
+const login = async (client: Client, tenant: Record<string, string>, email: string, password: string, ip: number) => {
+  const body = expectStatus(
+    `login ${email}`,
+    await client.send("POST", "/api/v2/auth/login", {
+      headers: { ...tenant, "x-forwarded-for": ipOf(ip) },
+      json: { email, password }
+    }),
+    200
+  ) as { access_token: string; user: { id: number } }
+  return { token: body.access_token, userId: body.user.id }
+}
+
+/** The bootstrap super-admin is created while the server already answers; try a few times. */
+const superAdminLogin = async (client: Client, email: string, password: string) => {
+  for (let attempt = 1;; attempt++) {
+    try {
+      return await login(client, { "x-tenant-slug": "platform" }, email, password, 1_000_000 + attempt)
+    } catch (error) {
+      if (attempt >= 8) throw error
+      await new Promise((resolve) => setTimeout(resolve, 500))
+    }
+  }
+}
+
+interface BenchTenant {
+  readonly id: number
+  readonly headers: Record<string, string>
+  readonly adminToken: string
+}
+
+const createTenant = async (client: Client, superToken: string, slug: string): Promise<BenchTenant> => {
+  const admin = { email: `admin@${slug}.bench.test`, password: randomBytes(12).toString("hex") }
+  const created = expectStatus(
+    `create tenant ${slug}`,
+    await client.send("POST", "/api/v2/admin/super/tenants", {
+      headers: { "x-tenant-slug": "platform", authorization: `Bearer ${superToken}` },
+      json: { slug, name: `Bench ${slug}`, admin: { ...admin, first_name: "Bench", last_name: "Admin" } }
+    }),
+    201
+  ) as { data: { id: number } }
+  const headers = { "x-tenant-id": String(created.data.id) }
+  const { token } = await login(client, headers, admin.email, admin.password, 2_000_000 + created.data.id)
+  return { id: created.data.id, headers, adminToken: token }
+}
+
+/** Active, approved members written in one statement, all with the same (real, hashPassword-made) hash. */
+const insertMembers = async (db: pg.Pool, tenantId: number, count: number, passwordHash: string) => {
+  const { rows } = await db.query<{ id: string; email: string }>(
+    `INSERT INTO users (tenant_id, email, password_hash, first_name, last_name, status, is_approved)
+     SELECT $1, 'member' || g || '@bench.test', $2, 'Member', g::text, 'active', true FROM generate_series(1, $3) g
+     RETURNING id, email`,
+    [tenantId, passwordHash, count]
+  )
+  const byEmail = new Map(rows.map((r) => [r.email, Number(r.id)]))
+  return Array.from(
+    { length: count },
+    (_, i) => ({ email: `member${i + 1}@bench.test`, id: byEmail.get(`member${i + 1}@bench.test`)! })
+  )
+}
+
+const grantAll = async (client: Client, tenant: BenchTenant, userIds: ReadonlyArray<number>, hours: number) => {
+  await runPool(userIds.length, 50, async (i) => {
+    expectStatus(
+      "grant",
+      await client.send("POST", "/api/v2/admin/wallet/grants", {
+        headers: { ...tenant.headers, authorization: `Bearer ${tenant.adminToken}`, "idempotency-key": randomUUID() },
+        json: { user_id: userIds[i], amount: hours, reason: "bench funding" }
+      }),
+      201
+    )
+  })
+}
+
+const verify = async (databaseUrl: string, tenantId: number) => {
+  const result = await runNode(
+    ["--import", "tsx", "apps/cli/src/main.ts", "ledger", "verify", "--tenant", String(tenantId), "--json"],
+    { DATABASE_URL: databaseUrl, LOG_LEVEL: "WARN" }
+  )
+  let report: { ok?: boolean; transactions?: number; accounts?: number } = {}
+  try {
+    report = JSON.parse(result.stdout)
+  } catch {
+    // reported below
+  }
+  const ok = result.code === 0 && report.ok === true
+  if (!ok) {
+    console.log(`ledger verify --tenant ${tenantId} failed (exit ${result.code}):\n${result.stdout}${result.stderr}`)
+  }
+  return { ok, transactions: report.transactions ?? 0, accounts: report.accounts ?? 0 }
+}
+
+/** CPU seconds of the API, PostgreSQL and this process over a run, as "cores busy" shares of the wall time. */
+const cpuMeter = (apiPid: number | undefined, database: Database) => {
+  const read = () => ({
+    api: cpuSeconds(apiPid),
+    pg: cpuSeconds(database.pid, true),
+    bench: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6
+  })
+  const start = read()
+  return (seconds: number) => {
+    const end = read()
+    const cores = (key: keyof typeof start) => (end[key] - start[key]) / seconds
+    const parts = [
+      ...(apiPid === undefined ? [] : [`api ${cores("api").toFixed(2)}`]),
+      ...(database.pid === undefined ? [] : [`pg ${cores("pg").toFixed(2)}`]),
+      `bench ${cores("bench").toFixed(2)}`
+    ]
+    return parts.join(" / ")
+  }
+}
+
+/** Transfers through the API; tokens[i] belongs to member i. */
+const apiRun = async (
+  client: Client,
+  tenant: BenchTenant,
+  members: ReadonlyArray<{ readonly id: number; readonly token: string }>,
+  moves: ReadonlyArray<Move>,
+  concurrency: number,
+  label: string,
+  meter: () => (seconds: number) => string
+): Promise<Outcome> => {
+  const t = tally()
+  const stop = meter()
+  const { latencies, seconds } = await runPool(moves.length, concurrency, async (i) => {
+    const move = moves[i]!
+    const answer = await client.send("POST", "/api/v2/wallet/transfers", {
+      headers: {
+        ...tenant.headers,
+        authorization: `Bearer ${members[move.from]!.token}`,
+        "idempotency-key": randomUUID()
+      },
+      json: { recipient_id: members[move.to]!.id, amount: move.cents / 100, description: "bench transfer" }
+    }).catch((error: unknown): HttpAnswer => ({ status: 0, text: String(error) }))
+    if (answer.status === 201) t.counts.accepted++
+    else if (answer.status === 422 && answer.text.includes("\"INSUFFICIENT_BALANCE\"")) t.counts.refused++
+    else t.other(`${answer.status} ${answer.text.slice(0, 200)}`)
+  })
+  if (t.samples.length > 0) console.log(`${label}: unexpected answers, e.g.\n  ${t.samples.join("\n  ")}`)
+  return outcome(label, seconds, latencies, t.counts, stop(seconds))
+}
+
+const outcome = (
+  label: string,
+  seconds: number,
+  latencies: Float64Array,
+  counts: { accepted: number; refused: number; other: number },
+  cpu: string
+): Outcome => ({
+  label,
+  seconds,
+  count: latencies.length,
+  ...counts,
+  p50: ms(percentile(latencies, 50)),
+  p99: ms(percentile(latencies, 99)),
+  cpu
+})
+
+const hashOf = (request: object) => createHash("sha256").update(JSON.stringify(request)).digest("hex")
+
+/**
+ * The limit: the same transfer as LedgerWriter writes it (same rows, same triggers), one database transaction per
+ * transfer, with plain `pg` and prepared statements, no HTTP, no Effect.
+ */
+const sqlRun = async (
+  pool: pg.Pool,
+  tenantId: number,
+  accounts: ReadonlyArray<{ readonly accountId: string; readonly userId: number }>,
+  moves: ReadonlyArray<Move>,
+  concurrency: number,
+  label: string,
+  meter: () => (seconds: number) => string
+): Promise<Outcome> => {
+  const t = tally()
+  const stop = meter()
+  const transfer = async (move: Move): Promise<"accepted" | "refused"> => {
+    const from = accounts[move.from]!
+    const to = accounts[move.to]!
+    const amount = (move.cents / 100).toFixed(2)
+    const key = `transfer:${from.userId}:${randomUUID()}`
+    const client = await pool.connect()
+    try {
+      await client.query("BEGIN")
+      const locked = await client.query<{ id: string; balance: string }>({
+        name: "bench_lock",
+        text: "SELECT id, balance FROM ledger_accounts WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE",
+        values: [[from.accountId, to.accountId]]
+      })
+      const balance = Math.round(Number(locked.rows.find((r) => r.id === from.accountId)!.balance) * 100)
+      if (balance < move.cents) {
+        await client.query("ROLLBACK")
+        return "refused"
+      }
+      const description = "bench transfer"
+      const written = await client.query<{ id: string }>({
+        name: "bench_transaction",
+        text: `INSERT INTO ledger_transactions (tenant_id, type, description, amount, sender_id, recipient_id,
+                 listing_id, idempotency_key, request_hash, created_by)
+               VALUES ($1, 'transfer', $2, $3, $4, $5, NULL, $6, $7, $4) RETURNING id, created_at`,
+        values: [
+          tenantId,
+          description,
+          amount,
+          from.userId,
+          to.userId,
+          key,
+          hashOf({ recipient: to.userId, cents: move.cents, description, listingId: null })
+        ]
+      })
+      const transactionId = written.rows[0]!.id
+      await client.query({
+        name: "bench_entries",
+        text: `INSERT INTO ledger_entries (tenant_id, transaction_id, account_id, amount)
+               VALUES ($1, $2, $3, $4), ($1, $2, $5, $6)`,
+        values: [tenantId, transactionId, from.accountId, `-${amount}`, to.accountId, amount]
+      })
+      await client.query({
+        name: "bench_balances",
+        text: `UPDATE ledger_accounts SET balance = balance + d.delta
+               FROM (VALUES ($1::bigint, $2::numeric), ($3::bigint, $4::numeric)) AS d(id, delta)
+               WHERE ledger_accounts.id = d.id`,
+        values: [from.accountId, `-${amount}`, to.accountId, amount]
+      })
+      await client.query({
+        name: "bench_outbox",
+        text: "INSERT INTO outbox_events (tenant_id, event_type, payload) VALUES ($1, 'TransactionCompleted', $2)",
+        values: [
+          tenantId,
+          JSON.stringify({
+            transaction_id: Number(transactionId),
+            type: "transfer",
+            amount: move.cents / 100,
+            sender_id: from.userId,
+            recipient_id: to.userId,
+            listing_id: null,
+            description
+          })
+        ]
+      })
+      await client.query("COMMIT")
+      return "accepted"
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => {})
+      throw error
+    } finally {
+      client.release()
+    }
+  }
+  const { latencies, seconds } = await runPool(moves.length, concurrency, async (i) => {
+    try {
+      t.counts[await transfer(moves[i]!)]++
+    } catch (error) {
+      t.other(String(error))
+    }
+  })
+  if (t.samples.length > 0) console.log(`${label}: failed transfers, e.g.\n  ${t.samples.join("\n  ")}`)
+  return outcome(label, seconds, latencies, t.counts, stop(seconds))
+}
+
+const seconds = (since: number) => Math.round((Date.now() - since) / 100) / 10
+
+export default async function ledger(): Promise<void> {
+  const s: Settings = settings()
+  const started = Date.now()
+  let database: Database | undefined
+  let api: Child | undefined
+  let pool: pg.Pool | undefined
+  let client: Client | undefined
+  try {
+    database = await startDatabase()
+    const databaseUrl = database.url
+    const apiPort = await freePort()
+    const superAdmin = { email: `super-${randomBytes(4).toString("hex")}@bench.test`, password: randomUUID() }
+    api = startNode("timebank API", ["--import", "tsx", "apps/api/src/main.ts"], {
+      PORT: String(apiPort),
+      HOST: "127.0.0.1",
+      LOG_LEVEL: "WARN",
+      DATABASE_URL: databaseUrl,
+      TRUST_PROXY: "true",
+      BOOTSTRAP_SUPER_ADMIN_EMAIL: superAdmin.email,
+      BOOTSTRAP_SUPER_ADMIN_PASSWORD: superAdmin.password,
+      ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {})
+    })
+    const hash = Effect.runPromise(hashPassword(MEMBER_PASSWORD))
+    await waitForOk(api, `http://127.0.0.1:${apiPort}/api/v2/health`)
+    console.log(
+      `API up after ${seconds(started)} s (database: ${process.env.DATABASE_URL ? "DATABASE_URL" : "embedded"})`
+    )
+
+    // ---- set-up, not measured
+    const setupStart = Date.now()
+    client = httpClient(apiPort, s.concurrency)
+    pool = new pg.Pool({ connectionString: databaseUrl, max: s.concurrency })
+    const run = randomBytes(3).toString("hex")
+    const { token: superToken } = await superAdminLogin(client, superAdmin.email, superAdmin.password)
+    const ours = await createTenant(client, superToken, `bench-api-${run}`)
+    const theirs = await createTenant(client, superToken, `bench-sql-${run}`)
+    const passwordHash = await hash
+    const ourMembers = await insertMembers(pool, ours.id, s.members, passwordHash)
+    const theirMembers = await insertMembers(pool, theirs.id, s.members, passwordHash)
+    const usersDone = Date.now()
+    const tokens = new Array<string>(s.members)
+    await runPool(s.members, s.loginConcurrency, async (i) => {
+      tokens[i] = (await login(client!, ours.headers, ourMembers[i]!.email, MEMBER_PASSWORD, i + 1)).token
+    })
+    const loginsDone = Date.now()
+    await grantAll(client, ours, ourMembers.map((m) => m.id), s.grantHours)
+    await grantAll(client, theirs, theirMembers.map((m) => m.id), s.grantHours)
+    const { rows: accountRows } = await pool.query<{ id: string; owner_id: string }>(
+      "SELECT id, owner_id FROM ledger_accounts WHERE tenant_id = $1 AND kind = 'member'",
+      [theirs.id]
+    )
+    const accountOf = new Map(accountRows.map((r) => [Number(r.owner_id), r.id]))
+    const theirAccounts = theirMembers.map((m) => ({ accountId: accountOf.get(m.id)!, userId: m.id }))
+    const setupSeconds = seconds(setupStart)
+    console.log(
+      `set-up ${setupSeconds} s: 2 tenants with ${s.members} members each (users ${
+        Math.round((usersDone - setupStart) / 100) / 10
+      } s), ${s.members} logins ${Math.round((loginsDone - usersDone) / 100) / 10} s, ${
+        2 * s.members
+      } grants of ${s.grantHours} h ${Math.round((Date.now() - loginsDone) / 100) / 10} s`
+    )
+
+    // ---- measured: the API
+    const moves = planMoves(s.warmup + s.transfers, s.members, s.seed)
+    const warmupMoves = moves.slice(0, s.warmup)
+    const measuredMoves = moves.slice(s.warmup)
+    const members = ourMembers.map((m, i) => ({ id: m.id, token: tokens[i]! }))
+    const apiPid = api.process.pid
+    const meterApi = () => cpuMeter(apiPid, database!)
+    const ourWarmup = await apiRun(client, ours, members, warmupMoves, s.concurrency, "warm-up", meterApi)
+    const ourResult = await apiRun(
+      client,
+      ours,
+      members,
+      measuredMoves,
+      s.concurrency,
+      "timebank API  POST /api/v2/wallet/transfers",
+      meterApi
+    )
+    client.close()
+    client = undefined
+    // The API's outbox publisher would otherwise work through the baseline's events during the baseline.
+    await stopChild(api)
+    api = undefined
+
+    const ourVerify = await verify(databaseUrl, ours.id)
+    const { rows: [written] } = await pool.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM ledger_transactions WHERE tenant_id = $1 AND type = 'transfer'",
+      [ours.id]
+    )
+
+    // ---- measured: the bare SQL script
+    const meterSql = () => cpuMeter(undefined, database!)
+    const theirWarmup = await sqlRun(pool, theirs.id, theirAccounts, warmupMoves, s.concurrency, "warm-up", meterSql)
+    const theirResult = await sqlRun(
+      pool,
+      theirs.id,
+      theirAccounts,
+      measuredMoves,
+      s.concurrency,
+      "bare SQL      pg, 1 db transaction per transfer",
+      meterSql
+    )
+    await pool.end()
+    pool = undefined
+    const theirVerify = await verify(databaseUrl, theirs.id)
+
+    const results = [ourResult, theirResult]
+    console.log(
+      `\n${s.transfers} transfers (after ${s.warmup} warm-up) among ${s.members} members, ${s.concurrency} in flight;` +
+        ` CPU in cores busy (2 = the whole machine)`
+    )
+    printRows(
+      ["target", "transfers/s", "p50 ms", "p99 ms", "accepted", "refused", "other", "seconds", "cpu: cores busy"],
+      results.map((r) => [
+        r.label,
+        perSecond(r),
+        r.p50,
+        r.p99,
+        r.accepted,
+        r.refused,
+        r.other,
+        r.seconds.toFixed(1),
+        r.cpu
+      ])
+    )
+    console.log(
+      `ledger verify: API tenant ${ourVerify.ok ? "ok" : "FAILED"} (${ourVerify.transactions} transactions),` +
+        ` SQL tenant ${theirVerify.ok ? "ok" : "FAILED"} (${theirVerify.transactions} transactions);` +
+        ` total ${seconds(started)} s`
+    )
+    const expectedTransfers = ourWarmup.accepted + ourResult.accepted
+    printResult(
+      "ledger",
+      perSecond(ourResult),
+      perSecond(theirResult),
+      {
+        ledger_verify_ok: ourVerify.ok,
+        non_2xx_other: ourWarmup.other + ourResult.other,
+        accepted: ourResult.accepted,
+        refused_insufficient: ourResult.refused,
+        transfers_written_match: written!.n === expectedTransfers,
+        baseline_ledger_verify_ok: theirVerify.ok,
+        baseline_failed: theirWarmup.other + theirResult.other,
+        baseline_accepted: theirResult.accepted,
+        baseline_refused_insufficient: theirResult.refused,
+        setup_seconds: setupSeconds
+      },
+      "transfers/s"
+    )
+  } finally {
+    client?.close()
+    await pool?.end().catch(() => {})
+    if (api) await stopChild(api)
+    await database?.stop()
+  }
+}

@@ -1,0 +1,5 @@
+export * from "./Credits.js"
+export * from "./LedgerEntity.js"
+export * from "./LedgerErrors.js"
+export * from "./Transaction.js"
+export * from "./WalletApi.js"

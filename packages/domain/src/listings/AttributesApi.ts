@@ -1,0 +1,53 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { AlreadyExists, Forbidden, httpError, NotFound } from "../http/ApiError.js"
+import { DataEnvelope } from "../http/Envelope.js"
+import { Authentication } from "../identity/Authentication.js"
+import { TenantMiddleware } from "../tenancy/TenancyApi.js"
+import { AttributeDeleted, AttributeIdPath, CreateAttribute, ListingAttribute, UpdateAttribute } from "./Attribute.js"
+
+/** The listing attributes of the community, for anyone who builds a listing form. */
+export class AttributesApi extends HttpApiGroup.make("attributes")
+  .add(
+    HttpApiEndpoint.get("list", "/api/v2/attributes")
+      .addSuccess(DataEnvelope(Schema.Array(ListingAttribute)))
+      .annotate(OpenApi.Description, "Listing attributes by name; listings carry values keyed by attribute id")
+  )
+  .middleware(TenantMiddleware)
+{}
+
+const ATTRIBUTES = "/api/v2/admin/attributes"
+
+/** Community admins define listing attributes. */
+export class AdminAttributesApi extends HttpApiGroup.make("adminAttributes")
+  .add(HttpApiEndpoint.get("list", ATTRIBUTES).addSuccess(DataEnvelope(Schema.Array(ListingAttribute))))
+  .add(
+    HttpApiEndpoint.post("create", ATTRIBUTES)
+      .setPayload(CreateAttribute)
+      .addSuccess(DataEnvelope(ListingAttribute), { status: 201 })
+      .addError(httpError(AlreadyExists))
+      .annotate(OpenApi.Description, "A name is unique in the community, in any case (409 ALREADY_EXISTS on `name`)")
+  )
+  .add(
+    HttpApiEndpoint.put("update", `${ATTRIBUTES}/:id`)
+      .setPath(AttributeIdPath)
+      .setPayload(UpdateAttribute)
+      .addSuccess(DataEnvelope(ListingAttribute))
+      .addError(httpError(NotFound))
+      .addError(httpError(AlreadyExists))
+      .annotate(
+        OpenApi.Description,
+        "A new type drops every listing's value of the attribute; new options drop the values no longer allowed"
+      )
+  )
+  .add(
+    HttpApiEndpoint.del("delete", `${ATTRIBUTES}/:id`)
+      .setPath(AttributeIdPath)
+      .addSuccess(DataEnvelope(AttributeDeleted))
+      .addError(httpError(NotFound))
+      .annotate(OpenApi.Description, "Also removes the attribute's values from every listing")
+  )
+  .addError(httpError(Forbidden))
+  .middleware(Authentication)
+  .middleware(TenantMiddleware)
+{}

@@ -1,0 +1,67 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { FeatureDisabled, Forbidden, httpError, NotFound, RateLimited } from "../http/ApiError.js"
+import { CursorPage, DataEnvelope } from "../http/Envelope.js"
+import { RateLimit } from "../http/RateLimit.js"
+import { Authentication, OptionalAuthentication } from "../identity/Authentication.js"
+import { TenantMiddleware } from "../tenancy/TenancyApi.js"
+import { CreateListing, Listing, ListingDeleted, ListingIdPath, ListListingsParams, UpdateListing } from "./Listing.js"
+
+/** Listing creation, 10 per minute per IP (as the spec's "event create"). */
+export class ListingCreateRateLimit extends RateLimit<ListingCreateRateLimit>()("ListingCreateRateLimit", {
+  limit: 10,
+  window: "1 minute",
+  scope: "ip"
+}) {}
+
+const LISTINGS = "/api/v2/listings"
+
+/** Offers and requests (decisions D6); every route answers 403 `FEATURE_DISABLED` when `listings` is off. */
+export class ListingsApi extends HttpApiGroup.make("listings")
+  .add(
+    HttpApiEndpoint.get("list", LISTINGS)
+      .setUrlParams(ListListingsParams)
+      .addSuccess(CursorPage(Listing))
+      .annotate(OpenApi.Description, "Active listings of this community, newest first; no token needed")
+  )
+  .add(
+    HttpApiEndpoint.get("get", `${LISTINGS}/:id`)
+      .setPath(ListingIdPath)
+      .addSuccess(DataEnvelope(Listing))
+      .addError(httpError(NotFound))
+      .middleware(OptionalAuthentication)
+      .annotate(OpenApi.Description, "An active listing; its owner and community admins also see it while pending")
+  )
+  .add(
+    HttpApiEndpoint.post("create", LISTINGS)
+      .setPayload(CreateListing)
+      .addSuccess(DataEnvelope(Listing), { status: 201 })
+      .addError(httpError(Forbidden))
+      .addError(httpError(RateLimited))
+      // Endpoint middleware runs last-added first: tenant, then the caller, then the rate limit.
+      .middleware(ListingCreateRateLimit)
+      .middleware(Authentication)
+      .annotate(OpenApi.Description, "Status `active`, or `pending` when the community moderates listings")
+  )
+  .add(
+    HttpApiEndpoint.put("update", `${LISTINGS}/:id`)
+      .setPath(ListingIdPath)
+      .setPayload(UpdateListing)
+      .addSuccess(DataEnvelope(Listing))
+      .addError(httpError(NotFound))
+      .addError(httpError(Forbidden))
+      .middleware(Authentication)
+      .annotate(OpenApi.Description, "The owner or a community admin")
+  )
+  .add(
+    HttpApiEndpoint.del("delete", `${LISTINGS}/:id`)
+      .setPath(ListingIdPath)
+      .addSuccess(DataEnvelope(ListingDeleted))
+      .addError(httpError(NotFound))
+      .addError(httpError(Forbidden))
+      .middleware(Authentication)
+      .annotate(OpenApi.Description, "The owner or a community admin")
+  )
+  .addError(httpError(FeatureDisabled))
+  // Per endpoint and last, so that it wraps each endpoint's own middleware: the tenant is always resolved first.
+  .middlewareEndpoints(TenantMiddleware)
+{}

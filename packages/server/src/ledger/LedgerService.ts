@@ -1,0 +1,174 @@
+import {
+  type Cents,
+  CurrentTenant,
+  CurrentUser,
+  fromCents,
+  type GrantRequest,
+  InsufficientBalance,
+  LedgerEntity,
+  type Move,
+  NotFound,
+  toCents,
+  type TransactionId,
+  type TransferRequest,
+  ValidationFailed,
+  WalletTransaction
+} from "@timebank/domain"
+import { DateTime, Effect, Option } from "effect"
+import { createHash, randomUUID } from "node:crypto"
+import { TenantAdmin } from "../identity/Policy.js"
+import { canSignIn, type UserRow } from "../identity/UserRecord.js"
+import { UserRepo } from "../identity/UserRepo.js"
+import { LedgerRepo, type MemberTransactionRow } from "./LedgerRepo.js"
+
+const hashOf = (request: object) => createHash("sha256").update(JSON.stringify(request)).digest("hex")
+
+/** The treasury issues credits and may go negative, so a grant is never refused for balance. */
+const treasuryNeverShort = <A, E, R>(effect: Effect.Effect<A, E | InsufficientBalance, R>) =>
+  Effect.catchIf(
+    effect,
+    (e): e is InsufficientBalance => e instanceof InsufficientBalance,
+    Effect.die
+  ) as Effect.Effect<
+    A,
+    Exclude<E, InsufficientBalance>,
+    R
+  >
+
+const optionalId = (value: string | null) => (value === null ? null : Number(value))
+
+export const toWalletTransaction = (row: MemberTransactionRow) =>
+  WalletTransaction.make({
+    id: Number(row.id) as TransactionId,
+    type: row.type as WalletTransaction["type"],
+    amount: Number(row.amount),
+    sender_id: optionalId(row.sender_id),
+    recipient_id: optionalId(row.recipient_id),
+    description: row.description,
+    listing_id: optionalId(row.listing_id),
+    direction: row.outgoing ? "out" : "in",
+    created_at: DateTime.unsafeFromDate(row.created_at)
+  })
+
+/**
+ * Wallets of the current community. Every move goes to the community's Ledger entity; this service checks the
+ * request, names the move (idempotency key and request hash) and reads the result back.
+ */
+export class LedgerService extends Effect.Service<LedgerService>()("LedgerService", {
+  dependencies: [LedgerRepo.Default, UserRepo.Default],
+  effect: Effect.gen(function*() {
+    const repo = yield* LedgerRepo
+    const users = yield* UserRepo
+    const makeClient = yield* LedgerEntity.client
+
+    /** Sends a move to the community's ledger; transport trouble is a defect, ledger refusals stay typed. */
+    const post = (kind: "Transfer" | "Grant", move: Move) =>
+      Effect.flatMap(CurrentTenant, (tenant) => makeClient(String(tenant.id))[kind](move)).pipe(
+        Effect.catchIf(
+          (e): e is Exclude<typeof e, { readonly _tag: "InsufficientBalance" | "IdempotencyConflict" }> =>
+            e._tag !== "InsufficientBalance" && e._tag !== "IdempotencyConflict",
+          Effect.die
+        )
+      )
+
+    /** A member of this community who can hold credits. */
+    const member = (userId: number, field: string) =>
+      Effect.flatMap(users.findById(userId), (row): Effect.Effect<UserRow, NotFound | ValidationFailed> => {
+        if (Option.isNone(row)) return Effect.fail(NotFound.of("User"))
+        return canSignIn(row.value)
+          ? Effect.succeed(row.value)
+          : Effect.fail(ValidationFailed.field(field, "this member cannot receive credits now"))
+      })
+
+    const readBack = (userId: number, transactionId: number) =>
+      Effect.flatMap(repo.memberTransaction(userId, transactionId), (row) =>
+        Option.match(row, {
+          onNone: () => Effect.die(new Error(`transaction ${transactionId} vanished`)),
+          onSome: (r) => Effect.succeed(toWalletTransaction(r))
+        }))
+
+    const transfer = Effect.fn("Ledger.transfer")(function*(input: TransferRequest, key: string | undefined) {
+      const actor = yield* CurrentUser
+      if (input.recipient_id === actor.userId) {
+        return yield* ValidationFailed.field("recipient_id", "cannot transfer to yourself")
+      }
+      yield* member(input.recipient_id, "recipient_id")
+      const cents = toCents(input.amount)
+      const listingId = input.listing_id ?? null
+      const posted = yield* post("Transfer", {
+        idempotencyKey: `transfer:${actor.userId}:${key ?? randomUUID()}`,
+        requestHash: hashOf({ recipient: input.recipient_id, cents, description: input.description, listingId }),
+        type: "transfer",
+        from: { _tag: "member", userId: actor.userId },
+        to: { _tag: "member", userId: input.recipient_id },
+        cents,
+        description: input.description,
+        senderId: actor.userId,
+        recipientId: input.recipient_id,
+        listingId,
+        createdBy: actor.userId
+      })
+      return yield* readBack(actor.userId, posted.transactionId)
+    })
+
+    const grantMove = (userId: number, cents: Cents, reason: string, key: string, createdBy: number | null) =>
+      post("Grant", {
+        idempotencyKey: key,
+        requestHash: hashOf({ userId, cents, reason }),
+        type: "grant",
+        from: { _tag: "treasury" },
+        to: { _tag: "member", userId },
+        cents,
+        description: reason,
+        senderId: null,
+        recipientId: userId,
+        listingId: null,
+        createdBy
+      })
+
+    /** A tenant admin grants credits from the community's treasury (decisions D5). */
+    const grant = Effect.fn("Ledger.grant")(function*(input: GrantRequest, key: string | undefined) {
+      const admin = yield* TenantAdmin
+      yield* member(input.user_id, "user_id")
+      const posted = yield* grantMove(
+        input.user_id,
+        toCents(input.amount),
+        input.reason,
+        `grant:${admin.userId}:${key ?? randomUUID()}`,
+        admin.userId
+      ).pipe(treasuryNeverShort)
+      return yield* readBack(input.user_id, posted.transactionId)
+    })
+
+    /** The community's starting balance, granted once per member (decisions D5: at approval). */
+    const grantStartingBalance = Effect.fn("Ledger.grantStartingBalance")(function*(userId: number) {
+      const tenant = yield* CurrentTenant
+      const cents = toCents(tenant.settings.starting_balance)
+      if (cents <= 0) return Option.none()
+      const posted = yield* grantMove(userId, cents, "Starting balance", `starting-balance:${userId}`, null).pipe(
+        treasuryNeverShort
+      )
+      return Option.some(posted)
+    })
+
+    return {
+      wallet: Effect.flatMap(CurrentUser, (actor) => repo.memberBalance(actor.userId)).pipe(
+        Effect.map((cents) => ({ balance: fromCents(cents), currency: "hours" as const }))
+      ),
+      transactions: (before: number | undefined, perPage: number) =>
+        Effect.flatMap(CurrentUser, (actor) => repo.memberTransactions(actor.userId, before, perPage + 1)).pipe(
+          Effect.map((rows) => rows.map(toWalletTransaction))
+        ),
+      transaction: (id: number) =>
+        Effect.flatMap(CurrentUser, (actor) => repo.memberTransaction(actor.userId, id)).pipe(
+          Effect.flatMap(Option.match({
+            onNone: () => Effect.fail(NotFound.of("Transaction")),
+            onSome: (row) => Effect.succeed(toWalletTransaction(row))
+          }))
+        ),
+      transfer,
+      grant,
+      grantStartingBalance
+    } as const
+  })
+}) {}

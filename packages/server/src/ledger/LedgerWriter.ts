@@ -1,0 +1,182 @@
+import { SqlClient } from "@effect/sql"
+import {
+  type AccountRef,
+  centsFromNumeric,
+  IdempotencyConflict,
+  InsufficientBalance,
+  type Move,
+  numericFromCents,
+  type Posted
+} from "@timebank/domain"
+import { DateTime, Effect, Exit } from "effect"
+import { dieOnSqlError } from "../platform/TenantSql.js"
+import { accountKey, type Decision, type EarlierOutcome, planBatch } from "./LedgerBatch.js"
+
+export type MoveOutcome = Exit.Exit<Posted, InsufficientBalance | IdempotencyConflict>
+
+/** pg binds JS arrays as PostgreSQL arrays; the statement types only know scalars. */
+const pgArray = <A>(values: ReadonlyArray<A>) => values as unknown as string
+
+const refOwner = (ref: AccountRef): number | null =>
+  ref._tag === "member" ? ref.userId : ref._tag === "organisation" ? ref.organisationId : null
+
+interface AccountRow {
+  readonly id: string
+  readonly kind: AccountRef["_tag"]
+  readonly owner_id: string | null
+  readonly balance: string
+}
+
+const rowKey = (row: AccountRow) => row.kind === "treasury" ? "treasury" : `${row.kind}:${Number(row.owner_id)}`
+
+/**
+ * Applies a batch of moves of one community in ONE database transaction: each move is decided on its own
+ * (planBatch) and answered on its own, but the batch shares the reads, the writes and the commit.
+ */
+export class LedgerWriter extends Effect.Service<LedgerWriter>()("LedgerWriter", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const earlierOutcomes = (tenantId: number, keys: ReadonlyArray<string>) =>
+      sql<{ id: string; idempotency_key: string; request_hash: string; created_at: Date }>`
+        SELECT id, idempotency_key, request_hash, created_at FROM ledger_transactions
+        WHERE tenant_id = ${tenantId} AND idempotency_key = ANY(${pgArray(keys)}::text[])`.pipe(
+        Effect.map((rows) =>
+          new Map(rows.map((r): [string, EarlierOutcome] => [r.idempotency_key, {
+            transactionId: Number(r.id),
+            requestHash: r.request_hash,
+            createdAt: r.created_at
+          }]))
+        )
+      )
+
+    /** Creates missing accounts, then locks and reads all accounts of the batch (in id order: no deadlocks). */
+    const lockAccounts = (tenantId: number, refs: ReadonlyArray<AccountRef>) =>
+      Effect.gen(function*() {
+        const kinds = pgArray(refs.map((r) => r._tag))
+        const owners = pgArray(refs.map(refOwner))
+        yield* sql`
+          INSERT INTO ledger_accounts (tenant_id, kind, owner_id)
+          SELECT ${tenantId}, k, o FROM unnest(${kinds}::text[], ${owners}::bigint[]) AS t(k, o)
+          ON CONFLICT DO NOTHING`
+        const rows = yield* sql<AccountRow>`
+          SELECT a.id, a.kind, a.owner_id, a.balance FROM ledger_accounts a
+          JOIN unnest(${kinds}::text[], ${owners}::bigint[]) AS t(k, o)
+            ON a.kind = t.k AND a.owner_id IS NOT DISTINCT FROM t.o
+          WHERE a.tenant_id = ${tenantId}
+          ORDER BY a.id
+          FOR UPDATE OF a`
+        return new Map(rows.map((row) => [rowKey(row), row]))
+      })
+
+    const allowsNegative = (tenantId: number) =>
+      sql<{ allow: boolean }>`
+        SELECT coalesce((settings->>'allow_negative_balance')::boolean, false) AS allow FROM tenants
+        WHERE id = ${tenantId}`.pipe(Effect.map((rows) => rows[0]?.allow ?? false))
+
+    const insertTransactions = (tenantId: number, moves: ReadonlyArray<Move>) =>
+      sql<{ id: string; idempotency_key: string; created_at: Date }>`
+        INSERT INTO ledger_transactions ${
+        sql.insert(moves.map((m) => ({
+          tenant_id: tenantId,
+          type: m.type,
+          description: m.description,
+          amount: numericFromCents(m.cents),
+          sender_id: m.senderId,
+          recipient_id: m.recipientId,
+          listing_id: m.listingId,
+          idempotency_key: m.idempotencyKey,
+          request_hash: m.requestHash,
+          created_by: m.createdBy
+        })))
+      }
+        RETURNING id, idempotency_key, created_at`.pipe(
+        Effect.map((rows) => new Map(rows.map((r) => [r.idempotency_key, r])))
+      )
+
+    const writeBatch = (tenantId: number, moves: ReadonlyArray<Move>) =>
+      sql.withTransaction(Effect.gen(function*() {
+        const earlier = yield* earlierOutcomes(tenantId, moves.map((m) => m.idempotencyKey))
+        const refs = [...new Map(moves.flatMap((m) => [m.from, m.to]).map((r) => [accountKey(r), r])).values()]
+        const accounts = yield* lockAccounts(tenantId, refs)
+        const membersMayGoNegative = yield* allowsNegative(tenantId)
+        const plan = planBatch({
+          moves,
+          earlier,
+          balances: new Map([...accounts].map(([key, row]) => [key, centsFromNumeric(row.balance)])),
+          mayGoNegative: (ref) => ref._tag === "treasury" || (ref._tag === "member" && membersMayGoNegative)
+        })
+        const applied = moves.filter((_, i) => plan.decisions[i]!._tag === "Apply")
+        const written = applied.length > 0 ? yield* insertTransactions(tenantId, applied) : new Map()
+        if (applied.length > 0) {
+          const accountId = (ref: AccountRef) => accounts.get(accountKey(ref))!.id
+          const entries = applied.flatMap((m) => {
+            const txId = written.get(m.idempotencyKey)!.id
+            const amount = numericFromCents(m.cents)
+            return [
+              { tenant_id: tenantId, transaction_id: txId, account_id: accountId(m.from), amount: `-${amount}` },
+              { tenant_id: tenantId, transaction_id: txId, account_id: accountId(m.to), amount }
+            ]
+          })
+          yield* sql`INSERT INTO ledger_entries ${sql.insert(entries)}`
+          const changed = [...plan.deltas].filter(([, cents]) => cents !== 0)
+          yield* sql`
+            UPDATE ledger_accounts SET balance = balance + d.delta
+            FROM unnest(${pgArray(changed.map(([key]) => accounts.get(key)!.id))}::bigint[],
+                        ${pgArray(changed.map(([, cents]) => numericFromCents(cents)))}::numeric[]) AS d(id, delta)
+            WHERE ledger_accounts.id = d.id`
+          yield* sql`
+            INSERT INTO outbox_events (tenant_id, event_type, payload)
+            SELECT ${tenantId}, 'TransactionCompleted', p
+            FROM unnest(${
+            pgArray(applied.map((m) => JSON.stringify(completedEvent(m, written.get(m.idempotencyKey)!.id))))
+          }::jsonb[]) AS p`
+        }
+        return plan.decisions.map((decision, i) => outcome(decision, moves, written, i))
+      })).pipe(dieOnSqlError, Effect.withSpan("LedgerWriter.writeBatch", { attributes: { size: moves.length } }))
+
+    return { writeBatch } as const
+  })
+}) {}
+
+const completedEvent = (m: Move, transactionId: string) => ({
+  transaction_id: Number(transactionId),
+  type: m.type,
+  amount: m.cents / 100,
+  sender_id: m.senderId,
+  recipient_id: m.recipientId,
+  listing_id: m.listingId,
+  description: m.description
+})
+
+const posted = (transactionId: number | string, createdAt: Date, replayed: boolean): Posted => ({
+  transactionId: Number(transactionId),
+  replayed,
+  createdAt: DateTime.unsafeFromDate(createdAt)
+})
+
+const outcome = (
+  decision: Decision,
+  moves: ReadonlyArray<Move>,
+  written: ReadonlyMap<string, { readonly id: string; readonly created_at: Date }>,
+  index: number
+): MoveOutcome => {
+  switch (decision._tag) {
+    case "Apply": {
+      const row = written.get(moves[index]!.idempotencyKey)!
+      return Exit.succeed(posted(row.id, row.created_at, false))
+    }
+    case "SameAs": {
+      const row = written.get(moves[decision.index]!.idempotencyKey)!
+      return Exit.succeed(posted(row.id, row.created_at, true))
+    }
+    case "Replay":
+      return Exit.succeed(posted(decision.earlier.transactionId, decision.earlier.createdAt, true))
+    case "Conflict":
+      return Exit.fail(
+        new IdempotencyConflict({ message: "This Idempotency-Key was used with a different request" })
+      )
+    case "Insufficient":
+      return Exit.fail(new InsufficientBalance({ message: "The balance does not cover this amount", field: "amount" }))
+  }
+}

@@ -1,0 +1,23 @@
+import { Layer } from "effect"
+import { LedgerEntityLive } from "./LedgerEntityLive.js"
+import { LedgerWriter } from "./LedgerWriter.js"
+import { StartingBalanceLive } from "./StartingBalance.js"
+import { AdminWalletHttpLive, WalletHttpLive } from "./WalletHttp.js"
+
+export * from "./LedgerBatch.js"
+export * from "./LedgerEntityLive.js"
+export * from "./LedgerRepo.js"
+export * from "./LedgerService.js"
+export * from "./LedgerVerify.js"
+export * from "./LedgerWriter.js"
+export * from "./StartingBalance.js"
+export * from "./WalletHttp.js"
+
+/** The wallet routes. */
+export const LedgerHttpLive = Layer.mergeAll(WalletHttpLive, AdminWalletHttpLive)
+
+/** What runs on the cluster: the Ledger entity and the ledger's outbox subscribers. */
+export const LedgerClusterLive = Layer.mergeAll(
+  LedgerEntityLive.pipe(Layer.provide(LedgerWriter.Default)),
+  StartingBalanceLive
+)

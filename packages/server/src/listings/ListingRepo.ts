@@ -1,0 +1,208 @@
+import type { AttributeValues, ListingStatus, ListingType } from "@timebank/domain"
+import { Effect, Option } from "effect"
+import { TenantSql } from "../platform/TenantSql.js"
+import { likePattern } from "./SqlErrors.js"
+
+/** A row of `listings`. */
+export interface ListingRow {
+  readonly id: string
+  readonly tenant_id: string
+  readonly user_id: string
+  readonly type: ListingType
+  readonly title: string
+  readonly description: string
+  readonly category_id: string | null
+  readonly hours_estimate: string | null
+  readonly location: string | null
+  readonly attributes: AttributeValues
+  readonly status: ListingStatus
+  readonly created_at: Date
+  readonly updated_at: Date
+}
+
+export interface ListingFilters {
+  readonly type?: ListingType | undefined
+  readonly categoryId?: number | undefined
+  readonly userId?: number | undefined
+  readonly search?: string | undefined
+}
+
+export interface PublicListQuery extends ListingFilters {
+  /** Only listings older than this id (the cursor). */
+  readonly before?: number | undefined
+  /** Rows to fetch: one more than the page, to know whether there is more. */
+  readonly limit: number
+}
+
+export interface AdminListQuery extends ListingFilters {
+  readonly status?: ListingStatus | undefined
+  readonly page: number
+  readonly perPage: number
+}
+
+export interface ListingInsert {
+  readonly userId: number
+  readonly type: ListingType
+  readonly title: string
+  readonly description: string
+  readonly categoryId: number | null
+  readonly hoursEstimate: number | null
+  readonly location: string | null
+  readonly attributes: AttributeValues
+  readonly status: ListingStatus
+}
+
+/** Columns an edit may set; `undefined` leaves a column as it is. */
+export interface ListingPatch {
+  readonly type?: ListingType | undefined
+  readonly title?: string | undefined
+  readonly description?: string | undefined
+  readonly category_id?: number | null | undefined
+  readonly hours_estimate?: number | null | undefined
+  readonly location?: string | null | undefined
+  readonly attributes?: AttributeValues | undefined
+}
+
+/**
+ * Listings of the current tenant. Deleted listings (`deleted_at` set) are gone for every method here: the rows stay
+ * only so that ledger transactions that name them keep their reference.
+ */
+export class ListingRepo extends Effect.Service<ListingRepo>()("ListingRepo", {
+  dependencies: [TenantSql.Default],
+  effect: Effect.gen(function*() {
+    const db = yield* TenantSql
+    const { sql } = db
+    const first = (rows: ReadonlyArray<ListingRow>) => Option.fromNullable(rows[0])
+
+    const filterConditions = (tenantId: number, f: ListingFilters) => {
+      const conditions = [sql`tenant_id = ${tenantId}`, sql`deleted_at IS NULL`]
+      if (f.type !== undefined) conditions.push(sql`type = ${f.type}`)
+      if (f.categoryId !== undefined) conditions.push(sql`category_id = ${f.categoryId}`)
+      if (f.userId !== undefined) conditions.push(sql`user_id = ${f.userId}`)
+      if (f.search !== undefined && f.search !== "") {
+        const pattern = likePattern(f.search)
+        conditions.push(sql`(title ILIKE ${pattern} OR description ILIKE ${pattern})`)
+      }
+      return conditions
+    }
+
+    const offsetPage = (where: ReturnType<typeof sql.and>, order: "newest" | "oldest", page: number, perPage: number) =>
+      Effect.all({
+        rows: order === "newest"
+          ? sql<ListingRow>`SELECT * FROM listings WHERE ${where}
+              ORDER BY id DESC LIMIT ${perPage} OFFSET ${(page - 1) * perPage}`
+          : sql<ListingRow>`SELECT * FROM listings WHERE ${where}
+              ORDER BY id LIMIT ${perPage} OFFSET ${(page - 1) * perPage}`,
+        total: sql<{ n: number }>`SELECT count(*)::int AS n FROM listings WHERE ${where}`.pipe(
+          Effect.map((rows) => rows[0]?.n ?? 0)
+        )
+      }, { concurrency: 2 })
+
+    return {
+      /** Active listings, newest first (indexes `listings_public`, `listings_public_type`, `listings_category`). */
+      listActive: (q: PublicListQuery) =>
+        db.query((tenantId) => {
+          const conditions = [...filterConditions(tenantId, q), sql`status = 'active'`]
+          if (q.before !== undefined) conditions.push(sql`id < ${q.before}`)
+          return sql<ListingRow>`SELECT * FROM listings WHERE ${sql.and(conditions)}
+            ORDER BY id DESC LIMIT ${q.limit}`
+        }),
+
+      /** Every status, newest first, with the total for offset paging. */
+      listAll: (q: AdminListQuery) =>
+        db.query((tenantId) => {
+          const conditions = filterConditions(tenantId, q)
+          if (q.status !== undefined) conditions.push(sql`status = ${q.status}`)
+          return offsetPage(sql.and(conditions), "newest", q.page, q.perPage)
+        }),
+
+      /** Pending listings, oldest first. */
+      pending: (page: number, perPage: number) =>
+        db.query((tenantId) =>
+          offsetPage(
+            sql.and([sql`tenant_id = ${tenantId}`, sql`deleted_at IS NULL`, sql`status = 'pending'`]),
+            "oldest",
+            page,
+            perPage
+          )
+        ),
+
+      /** Counts per status and the creation time of the oldest pending listing. */
+      stats: db.query((tenantId) =>
+        sql<{ status: ListingStatus; n: number; oldest: Date | null }>`
+          SELECT status, count(*)::int AS n, min(created_at) AS oldest FROM listings
+          WHERE tenant_id = ${tenantId} AND deleted_at IS NULL
+          GROUP BY status`
+      ),
+
+      findById: (id: number) =>
+        db.query((tenantId) =>
+          sql<ListingRow>`SELECT * FROM listings WHERE tenant_id = ${tenantId} AND id = ${id} AND deleted_at IS NULL`
+            .pipe(Effect.map(first))
+        ),
+
+      insert: (l: ListingInsert) =>
+        db.query((tenantId) =>
+          sql<ListingRow>`
+            INSERT INTO listings (tenant_id, user_id, type, title, description, category_id, hours_estimate, location,
+                                  attributes, status)
+            VALUES (${tenantId}, ${l.userId}, ${l.type}, ${l.title}, ${l.description}, ${l.categoryId},
+                    ${l.hoursEstimate}, ${l.location}, ${JSON.stringify(l.attributes)}::jsonb, ${l.status})
+            RETURNING *`.pipe(Effect.map((rows) => rows[0]!))
+        ),
+
+      update: (id: number, patch: ListingPatch) =>
+        db.query((tenantId) => {
+          const { attributes, ...columns } = patch
+          const set: Record<string, unknown> = Object.fromEntries(
+            Object.entries(columns).filter(([, v]) => v !== undefined)
+          )
+          const attributesSet = attributes === undefined
+            ? sql``
+            : sql`, attributes = ${JSON.stringify(attributes)}::jsonb`
+          return sql<ListingRow>`
+            UPDATE listings SET ${sql.update({ ...set, updated_at: new Date() })} ${attributesSet}
+            WHERE tenant_id = ${tenantId} AND id = ${id} AND deleted_at IS NULL
+            RETURNING *`.pipe(Effect.map(first))
+        }),
+
+      softDelete: (id: number) =>
+        db.query((tenantId) =>
+          sql<ListingRow>`
+            UPDATE listings SET deleted_at = now(), updated_at = now()
+            WHERE tenant_id = ${tenantId} AND id = ${id} AND deleted_at IS NULL
+            RETURNING *`.pipe(Effect.map(first))
+        ),
+
+      /** Pending → active in one statement, so two moderators approving at once make one change. */
+      approve: (id: number) =>
+        db.query((tenantId) =>
+          sql<ListingRow>`
+            UPDATE listings SET status = 'active', updated_at = now()
+            WHERE tenant_id = ${tenantId} AND id = ${id} AND deleted_at IS NULL AND status = 'pending'
+            RETURNING *`.pipe(Effect.map(first))
+        ),
+
+      /** Listings (deleted ones included) lose the category; returns the ids of the live ones that had it. */
+      unassignCategory: (categoryId: number) =>
+        db.query((tenantId) =>
+          sql<{ id: string; deleted_at: Date | null }>`
+            UPDATE listings SET category_id = NULL, updated_at = now()
+            WHERE tenant_id = ${tenantId} AND category_id = ${categoryId}
+            RETURNING id, deleted_at`.pipe(
+            Effect.map((rows) => rows.filter((r) => r.deleted_at === null).map((r) => Number(r.id)))
+          )
+        ),
+
+      /** Removes attribute `key`'s value from every listing that has one (all of them, or those not in `keep`). */
+      dropAttributeValues: (key: string, keep?: ReadonlyArray<string>) =>
+        db.query((tenantId) =>
+          sql<{ id: string }>`
+            UPDATE listings SET attributes = attributes - ${key}, updated_at = now()
+            WHERE tenant_id = ${tenantId} AND attributes ? ${key}
+              ${keep === undefined ? sql`` : sql`AND NOT (attributes -> ${key} <@ ${JSON.stringify(keep)}::jsonb)`}
+            RETURNING id`.pipe(Effect.map((rows) => rows.length))
+        )
+    } as const
+  })
+}) {}

@@ -1,0 +1,218 @@
+import {
+  type AttributeValues,
+  type AttributeValuesInput,
+  type CreateListing,
+  CurrentTenant,
+  CurrentUser,
+  cursorPage,
+  encodeCursor,
+  type ListingDeleted,
+  type ListingId,
+  type ListListingsParams,
+  NotFound,
+  type UpdateListing,
+  ValidationFailed,
+  type ValidationIssue
+} from "@timebank/domain"
+import { Array as Arr, Effect, Option } from "effect"
+import { Outbox } from "../platform/Outbox.js"
+import { TenantSql } from "../platform/TenantSql.js"
+import { requireFeature } from "../tenancy/FeatureGate.js"
+import { AttributeRepo, toDefinition } from "./AttributeRepo.js"
+import { checkAttributeValues } from "./AttributeValues.js"
+import { CategoryRepo } from "./CategoryRepo.js"
+import { type ListingPatch, ListingRepo, type ListingRow } from "./ListingRepo.js"
+import { canSee, ListingAuthor, ListingEditor, requireListingAuthor, requireListingEditor } from "./ListingsPolicy.js"
+import { ListingViews } from "./ListingViews.js"
+
+/** Spec "Limits": directory `per_page` default 20 (max 50, in the contract). */
+export const DEFAULT_LISTINGS_PER_PAGE = 20
+
+const gate = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.zipRight(requireFeature("listings"), effect)
+
+export const listingNotFound = () => NotFound.of("Listing")
+
+/** The outbox payload of a deleted listing (member and admin deletes alike). */
+export const listingDeletedEvent = (row: ListingRow, deletedBy: number) => ({
+  listing_id: Number(row.id),
+  user_id: Number(row.user_id),
+  type: row.type,
+  status: row.status,
+  deleted_by: deletedBy
+})
+
+/**
+ * Checks what a listing refers to: the category (a `listing` category of the tenant) and the attribute values
+ * (against the tenant's definitions). `attributes` undefined leaves them unchecked (an edit that does not touch
+ * them). All problems are reported together, one per field.
+ */
+export class ListingReferences extends Effect.Service<ListingReferences>()("ListingReferences", {
+  dependencies: [CategoryRepo.Default, AttributeRepo.Default],
+  effect: Effect.gen(function*() {
+    const categories = yield* CategoryRepo
+    const attributes = yield* AttributeRepo
+    return {
+      check: Effect.fn("Listings.checkReferences")(function*(
+        categoryId: number | null | undefined,
+        values: AttributeValuesInput | undefined
+      ) {
+        const issues: Array<ValidationIssue> = []
+        if (categoryId !== undefined && categoryId !== null) {
+          const category = yield* categories.findById(categoryId)
+          if (Option.isNone(category) || category.value.type !== "listing") {
+            issues.push({ field: "category_id", message: "is not a listing category of this community" })
+          }
+        }
+        let checked: AttributeValues | undefined
+        if (values !== undefined) {
+          const outcome = checkAttributeValues((yield* attributes.list).map(toDefinition), values)
+          issues.push(...outcome.issues)
+          checked = outcome.values
+        }
+        if (Arr.isNonEmptyArray(issues)) return yield* new ValidationFailed({ issues })
+        return checked
+      })
+    } as const
+  })
+}) {}
+
+/** Offers and requests of members (decisions D6); gated on the `listings` feature. */
+export class ListingsService extends Effect.Service<ListingsService>()("ListingsService", {
+  dependencies: [
+    ListingRepo.Default,
+    ListingViews.Default,
+    ListingReferences.Default,
+    Outbox.Default,
+    TenantSql.Default
+  ],
+  effect: Effect.gen(function*() {
+    const db = yield* TenantSql
+    const repo = yield* ListingRepo
+    const views = yield* ListingViews
+    const references = yield* ListingReferences
+    const outbox = yield* Outbox
+
+    /** The listing if the caller (anonymous or not) may see it; otherwise it does not exist for them. */
+    const visible = (id: number) =>
+      Effect.gen(function*() {
+        const viewer = yield* Effect.serviceOption(CurrentUser)
+        const row = yield* repo.findById(id)
+        if (Option.isNone(row) || !canSee(viewer, row.value)) return yield* listingNotFound()
+        return row.value
+      })
+
+    const list = Effect.fn("Listings.list")(function*(params: ListListingsParams) {
+      const perPage = params.per_page ?? DEFAULT_LISTINGS_PER_PAGE
+      const rows = yield* repo.listActive({
+        before: params.cursor,
+        limit: perPage + 1,
+        type: params.type,
+        categoryId: params.category_id,
+        userId: params.user_id,
+        search: params.search
+      })
+      const page = cursorPage(rows, perPage, (last) => encodeCursor(Number(last.id)))
+      return { data: yield* views.many(page.data), meta: page.meta }
+    }, gate)
+
+    const get = Effect.fn("Listings.get")(function*(id: ListingId) {
+      return yield* views.one(yield* visible(id))
+    }, gate)
+
+    const create = Effect.fn("Listings.create")(
+      function*(input: CreateListing) {
+        const author = yield* ListingAuthor
+        const tenant = yield* CurrentTenant
+        const values = yield* references.check(input.category_id, input.attributes ?? {})
+        const row = yield* db.transaction(Effect.gen(function*() {
+          const row = yield* repo.insert({
+            userId: author.userId,
+            type: input.type,
+            title: input.title,
+            description: input.description,
+            categoryId: input.category_id ?? null,
+            hoursEstimate: input.hours_estimate ?? null,
+            location: input.location ?? null,
+            attributes: values ?? {},
+            status: tenant.settings.listing_moderation ? "pending" : "active"
+          })
+          yield* outbox.append("ListingCreated", {
+            listing_id: Number(row.id),
+            user_id: author.userId,
+            type: row.type,
+            title: row.title,
+            status: row.status,
+            category_id: row.category_id === null ? null : Number(row.category_id)
+          })
+          return row
+        }))
+        return yield* views.one(row)
+      },
+      requireListingAuthor,
+      gate
+    )
+
+    const applyUpdate = (row: ListingRow, patch: UpdateListing) =>
+      Effect.gen(function*() {
+        const editor = yield* ListingEditor
+        const values = yield* references.check(patch.category_id, patch.attributes)
+        const changes: ListingPatch = {
+          type: patch.type,
+          title: patch.title,
+          description: patch.description,
+          category_id: patch.category_id,
+          hours_estimate: patch.hours_estimate,
+          location: patch.location,
+          attributes: values
+        }
+        const fields = Object.keys(changes).filter((key) => changes[key as keyof ListingPatch] !== undefined)
+        if (fields.length === 0) return yield* views.one(row)
+        const updated = yield* db.transaction(Effect.gen(function*() {
+          const updated = yield* Effect.flatMap(
+            repo.update(Number(row.id), changes),
+            Option.match({
+              onNone: () => Effect.fail(listingNotFound()),
+              onSome: Effect.succeed
+            })
+          )
+          yield* outbox.append("ListingUpdated", {
+            listing_id: Number(updated.id),
+            user_id: Number(updated.user_id),
+            fields,
+            status: updated.status,
+            updated_by: editor.userId
+          })
+          return updated
+        }))
+        return yield* views.one(updated)
+      })
+
+    const update = Effect.fn("Listings.update")(function*(id: ListingId, patch: UpdateListing) {
+      const row = yield* visible(id)
+      return yield* requireListingEditor(row)(applyUpdate(row, patch))
+    }, gate)
+
+    const softDelete = (row: ListingRow) =>
+      Effect.gen(function*() {
+        const editor = yield* ListingEditor
+        yield* db.transaction(Effect.gen(function*() {
+          yield* Effect.flatMap(
+            repo.softDelete(Number(row.id)),
+            Option.match({
+              onNone: () => Effect.fail(listingNotFound()),
+              onSome: Effect.succeed
+            })
+          )
+          yield* outbox.append("ListingDeleted", listingDeletedEvent(row, editor.userId))
+        }))
+        return { id: Number(row.id) as ListingId, deleted: true as const } satisfies ListingDeleted
+      })
+
+    const remove = Effect.fn("Listings.delete")(function*(id: ListingId) {
+      const row = yield* visible(id)
+      return yield* requireListingEditor(row)(softDelete(row))
+    }, gate)
+
+    return { list, get, create, update, remove } as const
+  })
+}) {}

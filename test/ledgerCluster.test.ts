@@ -1,0 +1,61 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { randomUUID } from "node:crypto"
+import { balanceOf, fund, transfer, verifyLedger } from "./fixtures/ledger.js"
+import { TestServerOn } from "./fixtures/servers.js"
+import { makeTenant } from "./fixtures/tenants.js"
+import { freshDatabase } from "./fixtures/TestDatabase.js"
+import { authHeaders, makeAdmin, makeUser } from "./fixtures/users.js"
+
+type Server = Layer.Layer.Success<ReturnType<typeof TestServerOn>>
+
+describe("the ledger on two runners (socket mode) sharing one database", () => {
+  it.scopedLive(
+    "a transfer sent twice with one Idempotency-Key through both processes pays once",
+    () =>
+      Effect.gen(function*() {
+        const db = yield* freshDatabase
+        const a = yield* Layer.build(TestServerOn(db.url))
+        const b = yield* Layer.build(TestServerOn(db.url))
+        const onA = <X, E>(effect: Effect.Effect<X, E, Server>) => Effect.provide(effect, a)
+        const onB = <X, E>(effect: Effect.Effect<X, E, Server>) => Effect.provide(effect, b)
+
+        const tenant = yield* onA(makeTenant({ settings: { starting_balance: 0 } }))
+        const admin = yield* onA(authHeaders(yield* onA(makeAdmin(tenant))))
+        const payer = yield* onA(makeUser(tenant))
+        const payee = yield* onA(makeUser(tenant))
+        const payerHeaders = yield* onA(authHeaders(payer))
+        const payeeHeaders = yield* onB(authHeaders(payee))
+        yield* onB(fund(admin, payer.id, 10))
+
+        for (let round = 0; round < 5; round++) {
+          const key = randomUUID()
+          const body = { recipient_id: payee.id, amount: 1, description: `round ${round}` }
+          const [viaA, viaB] = yield* Effect.all([
+            onA(transfer(payerHeaders, body, key)),
+            onB(transfer(payerHeaders, body, key))
+          ], {
+            concurrency: 2
+          })
+          assert.deepStrictEqual([viaA.status, viaB.status], [201, 201], `${viaA.text} ${viaB.text}`)
+          assert.deepStrictEqual(viaA.body, viaB.body, "both processes answer with the one transaction")
+        }
+        assert.strictEqual(yield* onA(balanceOf(payerHeaders)), 5)
+        assert.strictEqual(yield* onB(balanceOf(payeeHeaders)), 5)
+
+        // Concurrent moves of one community arriving through both processes are serialised: never overdrawn.
+        const results = yield* Effect.all(
+          Array.from(
+            { length: 40 },
+            (_, i) => (i % 2 === 0 ? onA : onB)(transfer(payerHeaders, { recipient_id: payee.id, amount: 0.5 }))
+          ),
+          { concurrency: 40 }
+        )
+        assert.strictEqual(results.filter((r) => r.status === 201).length, 10)
+        assert.strictEqual(results.filter((r) => r.status === 422).length, 30)
+        assert.strictEqual(yield* onB(balanceOf(payerHeaders)), 0)
+        assert.isTrue((yield* onA(verifyLedger(tenant.id))).ok)
+      }),
+    120_000
+  )
+})

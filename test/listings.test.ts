@@ -1,0 +1,674 @@
+import { SqlClient, Statement } from "@effect/sql"
+import { assert, describe, layer } from "@effect/vitest"
+import { CurrentTenant, type Tenant } from "@timebank/domain"
+import { ListingsService } from "@timebank/server"
+import { Effect } from "effect"
+import { makeAttribute, makeCategory, makeListing } from "./fixtures/listings.js"
+import { fromIp, randomIp } from "./fixtures/servers.js"
+import { makeTenant, tenantHeaders } from "./fixtures/tenants.js"
+import { apiClient, rawRequest, TestApp } from "./fixtures/TestApp.js"
+import { authHeaders, makeAdmin, makeSuperAdmin, makeUser, type TestUser } from "./fixtures/users.js"
+
+type ErrorBody = { errors: Array<{ code: string; message: string; field?: string }> }
+const errorsOf = (body: unknown) => (body as ErrorBody).errors
+const codeOf = (body: unknown) => errorsOf(body)[0]!.code
+const fieldsOf = (body: unknown) => errorsOf(body).map((e) => e.field)
+const dataOf = <A = Record<string, unknown>>(body: unknown) => (body as { data: A }).data
+type Page = { data: Array<{ id: number; user: { id: number; first_name: string } }>; meta: Record<string, unknown> }
+
+const LISTINGS = "/api/v2/listings"
+type Method = "GET" | "POST" | "PUT" | "DELETE"
+type Headers = Record<string, string>
+
+/** Every request from an address of its own, so that listing creation never meets its per-IP rate limit here. */
+const call = (method: Method, path: string, headers: Headers, body?: unknown) =>
+  rawRequest(method, path, {
+    headers: { ...fromIp(randomIp()), ...headers },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) })
+  })
+
+/** A community with an admin and two members (one signed in), with optional settings and features. */
+const community = (overrides: Record<string, unknown> = {}) =>
+  Effect.gen(function*() {
+    const tenant = yield* makeTenant(overrides)
+    const admin = yield* makeAdmin(tenant, { firstName: "Ada", lastName: "Admin" })
+    const member = yield* makeUser(tenant, { firstName: "Mia", lastName: "Member" })
+    const other = yield* makeUser(tenant, { firstName: "Otto", lastName: "Other" })
+    return {
+      tenant,
+      admin,
+      member,
+      other,
+      adminHeaders: yield* authHeaders(admin),
+      memberHeaders: yield* authHeaders(member),
+      otherHeaders: yield* authHeaders(other),
+      anonymous: tenantHeaders(tenant)
+    }
+  })
+
+const listingRow = (id: number) =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql<Record<string, unknown>>`SELECT * FROM listings WHERE id = ${id}`.pipe(Effect.map((rows) => rows[0]))
+  )
+
+const eventsOf = (tenant: Tenant, type: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ payload: Record<string, unknown> }>`
+      SELECT payload FROM outbox_events WHERE tenant_id = ${tenant.id} AND event_type = ${type} ORDER BY id`.pipe(
+      Effect.map((rows) => rows.map((r) => r.payload))
+    ))
+
+const includes = (actual: unknown, expected: Record<string, unknown>) =>
+  assert.deepInclude<Record<string, unknown>>(actual as Record<string, unknown>, expected)
+
+const idsOf = (body: unknown) => dataOf<Array<{ id: number }>>(body).map((l) => l.id)
+
+const publicIds = (tenant: Tenant, query = "") =>
+  Effect.map(call("GET", `${LISTINGS}${query}`, tenantHeaders(tenant)), (res) => {
+    assert.strictEqual(res.status, 200, res.text)
+    return idsOf(res.body)
+  })
+
+const summaryOf = (user: TestUser, first: string, last: string) => ({
+  id: user.id,
+  first_name: first,
+  last_name: last,
+  avatar_url: null
+})
+
+layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("listings", (it) => {
+  describe("create and read", () => {
+    it.effect("POST creates an active listing (201) with owner, category and attributes; ListingCreated; GET shows it", () =>
+      Effect.gen(function*() {
+        const { anonymous, member, memberHeaders, tenant } = yield* community()
+        const category = yield* makeCategory(tenant, { name: "Garden Work" })
+        const colour = yield* makeAttribute(tenant, { type: "select", options: ["red", "green"] })
+        const size = yield* makeAttribute(tenant, { type: "number" })
+        const res = yield* call("POST", LISTINGS, memberHeaders, {
+          type: "offer",
+          title: "  Hedge trimming  ",
+          description: "I trim hedges on Saturdays",
+          category_id: category.id,
+          hours_estimate: 1.5,
+          location: "Riverside",
+          attributes: { [colour.key]: "green", [size.key]: 3 }
+        })
+        assert.strictEqual(res.status, 201, res.text)
+        const created = dataOf<{ id: number; created_at: string; updated_at: string }>(res.body)
+        assert.deepStrictEqual(res.body, {
+          data: {
+            id: created.id,
+            type: "offer",
+            title: "Hedge trimming",
+            description: "I trim hedges on Saturdays",
+            status: "active",
+            hours_estimate: 1.5,
+            location: "Riverside",
+            category_id: category.id,
+            category: { id: category.id, name: "Garden Work", slug: "garden-work" },
+            attributes: { [colour.key]: "green", [size.key]: 3 },
+            user_id: member.id,
+            user: summaryOf(member, "Mia", "Member"),
+            created_at: created.created_at,
+            updated_at: created.updated_at
+          },
+          meta: {}
+        })
+        assert.match(created.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/)
+        const row = yield* listingRow(created.id)
+        assert.include(row, { tenant_id: String(tenant.id), user_id: String(member.id), status: "active" })
+        assert.strictEqual(row!["hours_estimate"], "1.50")
+        assert.deepInclude(yield* eventsOf(tenant, "ListingCreated"), {
+          listing_id: created.id,
+          user_id: member.id,
+          type: "offer",
+          title: "Hedge trimming",
+          status: "active",
+          category_id: category.id
+        })
+
+        // Anyone may read it, without a token; the typed client decodes the same shape.
+        const got = yield* call("GET", `${LISTINGS}/${created.id}`, anonymous)
+        assert.strictEqual(got.status, 200, got.text)
+        assert.deepStrictEqual(got.body, res.body)
+        const client = yield* apiClient(anonymous)
+        const listed = yield* client.listings.list({ urlParams: {} })
+        assert.deepStrictEqual(listed.data.map((l) => l.id), [created.id])
+        assert.deepStrictEqual(listed.meta, { per_page: 20, has_more: false })
+        assert.deepStrictEqual(listed.data[0]!.category, { id: category.id, name: "Garden Work", slug: "garden-work" })
+      }))
+
+    it.effect("only type, title and description are needed; the optional fields are null or empty", () =>
+      Effect.gen(function*() {
+        const { memberHeaders } = yield* community()
+        const client = yield* apiClient(memberHeaders)
+        const created = yield* client.listings.create({
+          payload: { type: "request", title: "Lift", description: "To the station" }
+        })
+        assert.include(created.data, {
+          type: "request",
+          status: "active",
+          hours_estimate: null,
+          location: null,
+          category_id: null,
+          category: null
+        })
+        assert.deepStrictEqual(created.data.attributes, {})
+      }))
+
+    it.effect("bad input is 422 VALIDATION_ERROR naming each field, and nothing is written", () =>
+      Effect.gen(function*() {
+        const { memberHeaders, tenant } = yield* community()
+        const eventCategory = yield* makeCategory(tenant, { type: "event" })
+        const foreign = yield* makeCategory(yield* makeTenant())
+        const cases: Array<readonly [unknown, ReadonlyArray<string>]> = [
+          [{ type: "swap", title: "ab", description: "" }, ["type", "title", "description"]],
+          [{ type: "offer", title: "  ab  ", description: "x" }, ["title"]],
+          [{ type: "offer", title: "x".repeat(256), description: "x" }, ["title"]],
+          [{ type: "offer", title: 42, description: ["x"] }, ["title", "description"]],
+          [{ title: "Okay title", description: "x" }, ["type"]],
+          [{ type: "offer", title: "Okay title", description: "x", hours_estimate: 1.234 }, ["hours_estimate"]],
+          [{ type: "offer", title: "Okay title", description: "x", hours_estimate: -1 }, ["hours_estimate"]],
+          [{ type: "offer", title: "Okay title", description: "x", hours_estimate: "2" }, ["hours_estimate"]],
+          [{ type: "offer", title: "Okay title", description: "x", category_id: "abc" }, ["category_id"]],
+          [{ type: "offer", title: "Okay title", description: "x", category_id: 0 }, ["category_id"]],
+          [{ type: "offer", title: "Okay title", description: "x", category_id: 99_999_999 }, ["category_id"]],
+          [{ type: "offer", title: "Okay title", description: "x", category_id: foreign.id }, ["category_id"]],
+          [{ type: "offer", title: "Okay title", description: "x", category_id: eventCategory.id }, ["category_id"]],
+          [{ type: "offer", title: "Okay title", description: "x", attributes: [] }, ["attributes"]]
+        ]
+        for (const [body, fields] of cases) {
+          const res = yield* call("POST", LISTINGS, memberHeaders, body)
+          assert.strictEqual(res.status, 422, `${JSON.stringify(body)}: ${res.text}`)
+          assert.strictEqual(codeOf(res.body), "VALIDATION_ERROR")
+          assert.sameMembers(fieldsOf(res.body), [...fields], JSON.stringify(body))
+        }
+        const notJson = yield* rawRequest("POST", LISTINGS, {
+          headers: { ...memberHeaders, ...fromIp(randomIp()) },
+          body: "{nope"
+        })
+        assert.strictEqual(notJson.status, 400)
+        assert.strictEqual(codeOf(notJson.body), "INVALID_JSON")
+        assert.deepStrictEqual(yield* publicIds(tenant), [])
+      }))
+
+    it.effect("attribute values are checked against the definitions: 422 on attributes.<id>", () =>
+      Effect.gen(function*() {
+        const { memberHeaders, tenant } = yield* community()
+        const colour = yield* makeAttribute(tenant, { type: "select", options: ["red", "green"], required: true })
+        const size = yield* makeAttribute(tenant, { type: "number" })
+        const pets = yield* makeAttribute(tenant, { type: "boolean" })
+        const note = yield* makeAttribute(tenant, { type: "text" })
+        const foreign = yield* makeAttribute(yield* makeTenant(), { type: "text" })
+        const base = { type: "offer", title: "Dog walking", description: "Twice a week" }
+        const cases: Array<readonly [Record<string, unknown>, ReadonlyArray<string>]> = [
+          [{}, [`attributes.${colour.key}`]],
+          [{ [colour.key]: null }, [`attributes.${colour.key}`]],
+          [{ [colour.key]: "blue" }, [`attributes.${colour.key}`]],
+          [{ [colour.key]: "red", [size.key]: "3" }, [`attributes.${size.key}`]],
+          [{ [colour.key]: "red", [pets.key]: "yes" }, [`attributes.${pets.key}`]],
+          [{ [colour.key]: "red", [note.key]: 12 }, [`attributes.${note.key}`]],
+          [{ [colour.key]: "red", [note.key]: "x".repeat(1001) }, [`attributes.${note.key}`]],
+          [{ [colour.key]: "red", [foreign.key]: "x" }, [`attributes.${foreign.key}`]],
+          [{ [colour.key]: "red", size: 3 }, ["attributes.size"]],
+          [{ [colour.key]: "red", [size.key]: { n: 3 } }, [`attributes.${size.key}`]],
+          [{ [size.key]: true, [pets.key]: 1 }, [
+            `attributes.${colour.key}`,
+            `attributes.${size.key}`,
+            `attributes.${pets.key}`
+          ]]
+        ]
+        for (const [attributes, fields] of cases) {
+          const res = yield* call("POST", LISTINGS, memberHeaders, { ...base, attributes })
+          assert.strictEqual(res.status, 422, `${JSON.stringify(attributes)}: ${res.text}`)
+          assert.strictEqual(codeOf(res.body), "VALIDATION_ERROR")
+          assert.sameMembers(fieldsOf(res.body), [...fields], JSON.stringify(attributes))
+        }
+        // Category and attribute problems come back together.
+        const both = yield* call("POST", LISTINGS, memberHeaders, { ...base, category_id: 99_999_999, attributes: {} })
+        assert.sameMembers(fieldsOf(both.body), ["category_id", `attributes.${colour.key}`])
+        assert.deepStrictEqual(yield* publicIds(tenant), [])
+
+        const ok = yield* call("POST", LISTINGS, memberHeaders, {
+          ...base,
+          attributes: { [colour.key]: "red", [size.key]: 2.5, [pets.key]: false, [note.key]: "  ", [size.key]: 0 }
+        })
+        assert.strictEqual(ok.status, 201, ok.text)
+        // Empty text means no value; values are stored as given, keyed by attribute id.
+        assert.deepStrictEqual(dataOf<{ attributes: unknown }>(ok.body).attributes, {
+          [colour.key]: "red",
+          [size.key]: 0,
+          [pets.key]: false
+        })
+      }))
+
+    it.effect("a platform super-admin visiting a community cannot post there (403); creation needs a token (401)", () =>
+      Effect.gen(function*() {
+        const { anonymous, tenant } = yield* community()
+        const superHeaders = yield* authHeaders(yield* makeSuperAdmin(), tenant)
+        const body = { type: "offer", title: "Not mine", description: "x" }
+        const res = yield* call("POST", LISTINGS, superHeaders, body)
+        assert.strictEqual(res.status, 403, res.text)
+        assert.strictEqual(codeOf(res.body), "FORBIDDEN")
+        const anon = yield* call("POST", LISTINGS, anonymous, body)
+        assert.strictEqual(anon.status, 401)
+        assert.strictEqual(codeOf(anon.body), "AUTH_REQUIRED")
+        const badToken = yield* call("POST", LISTINGS, { ...anonymous, authorization: "Bearer nope" }, body)
+        assert.strictEqual(badToken.status, 401)
+        assert.deepStrictEqual(yield* publicIds(tenant), [])
+      }))
+  })
+
+  describe("update and delete", () => {
+    it.effect("the owner edits: fields change, null clears, attributes are replaced; ListingUpdated names the fields", () =>
+      Effect.gen(function*() {
+        const { member, memberHeaders, tenant } = yield* community()
+        const category = yield* makeCategory(tenant)
+        const other = yield* makeCategory(tenant, { name: "Other One" })
+        const note = yield* makeAttribute(tenant, { type: "text" })
+        const flag = yield* makeAttribute(tenant, { type: "boolean" })
+        const listing = yield* makeListing(member, {
+          categoryId: category.id,
+          hoursEstimate: 2,
+          location: "Town",
+          attributes: { [note.key]: "hello" }
+        })
+        const res = yield* call("PUT", `${LISTINGS}/${listing.id}`, memberHeaders, {
+          title: "New title",
+          type: "request",
+          category_id: other.id,
+          hours_estimate: null,
+          location: null,
+          attributes: { [flag.key]: true }
+        })
+        assert.strictEqual(res.status, 200, res.text)
+        includes(dataOf(res.body), {
+          id: listing.id,
+          title: "New title",
+          type: "request",
+          category_id: other.id,
+          category: { id: other.id, name: "Other One", slug: "other-one" },
+          hours_estimate: null,
+          location: null,
+          attributes: { [flag.key]: true },
+          status: "active",
+          user_id: member.id
+        })
+        const row = yield* listingRow(listing.id)
+        assert.include(row, { title: "New title", type: "request", hours_estimate: null, location: null })
+        assert.deepInclude(yield* eventsOf(tenant, "ListingUpdated"), {
+          listing_id: listing.id,
+          user_id: member.id,
+          fields: ["type", "title", "category_id", "hours_estimate", "location", "attributes"],
+          status: "active",
+          updated_by: member.id
+        })
+
+        // Without `attributes` the values stay; {} changes nothing and records nothing.
+        const titleOnly = yield* call("PUT", `${LISTINGS}/${listing.id}`, memberHeaders, { description: "Changed" })
+        includes(dataOf(titleOnly.body), { description: "Changed", attributes: { [flag.key]: true } })
+        const before = (yield* eventsOf(tenant, "ListingUpdated")).length
+        const empty = yield* call("PUT", `${LISTINGS}/${listing.id}`, memberHeaders, {})
+        assert.strictEqual(empty.status, 200)
+        assert.strictEqual(dataOf<{ description: string }>(empty.body).description, "Changed")
+        assert.strictEqual((yield* eventsOf(tenant, "ListingUpdated")).length, before)
+
+        // The contract's checks answer first; the community's rules (category, attributes) then come together.
+        const short = yield* call("PUT", `${LISTINGS}/${listing.id}`, memberHeaders, { title: "x", type: "swap" })
+        assert.strictEqual(short.status, 422)
+        assert.sameMembers(fieldsOf(short.body), ["title", "type"])
+        const bad = yield* call("PUT", `${LISTINGS}/${listing.id}`, memberHeaders, {
+          title: "Fine title",
+          category_id: 99_999_999,
+          attributes: { [note.key]: false }
+        })
+        assert.strictEqual(bad.status, 422)
+        assert.sameMembers(fieldsOf(bad.body), ["category_id", `attributes.${note.key}`])
+        assert.include(yield* listingRow(listing.id), { title: "New title" })
+      }))
+
+    it.effect("a community admin may edit and delete any listing; another member gets 403 and nothing changes", () =>
+      Effect.gen(function*() {
+        const { admin, adminHeaders, member, otherHeaders, tenant } = yield* community()
+        const listing = yield* makeListing(member, { title: "Original" })
+        const forbidden = yield* call("PUT", `${LISTINGS}/${listing.id}`, otherHeaders, { title: "Hijacked" })
+        assert.strictEqual(forbidden.status, 403, forbidden.text)
+        assert.strictEqual(codeOf(forbidden.body), "FORBIDDEN")
+        const forbiddenDelete = yield* call("DELETE", `${LISTINGS}/${listing.id}`, otherHeaders)
+        assert.strictEqual(forbiddenDelete.status, 403)
+        assert.include(yield* listingRow(listing.id), { title: "Original", deleted_at: null })
+
+        const edited = yield* call("PUT", `${LISTINGS}/${listing.id}`, adminHeaders, { title: "Moderated" })
+        assert.strictEqual(edited.status, 200, edited.text)
+        includes(dataOf(edited.body), { title: "Moderated", user_id: member.id })
+        assert.deepInclude(yield* eventsOf(tenant, "ListingUpdated"), {
+          listing_id: listing.id,
+          user_id: member.id,
+          fields: ["title"],
+          status: "active",
+          updated_by: admin.id
+        })
+        const deleted = yield* call("DELETE", `${LISTINGS}/${listing.id}`, adminHeaders)
+        assert.deepStrictEqual(deleted.body, { data: { id: listing.id, deleted: true }, meta: {} })
+        assert.deepInclude(yield* eventsOf(tenant, "ListingDeleted"), {
+          listing_id: listing.id,
+          user_id: member.id,
+          type: "offer",
+          status: "active",
+          deleted_by: admin.id
+        })
+      }))
+
+    it.effect("the owner deletes: 200, then it is gone everywhere (404, not listed) but the row stays", () =>
+      Effect.gen(function*() {
+        const { anonymous, member, memberHeaders, tenant } = yield* community()
+        const listing = yield* makeListing(member)
+        const kept = yield* makeListing(member)
+        const res = yield* call("DELETE", `${LISTINGS}/${listing.id}`, memberHeaders)
+        assert.strictEqual(res.status, 200, res.text)
+        assert.deepStrictEqual(dataOf(res.body), { id: listing.id, deleted: true })
+        assert.notStrictEqual((yield* listingRow(listing.id))!["deleted_at"], null)
+        assert.deepStrictEqual(yield* publicIds(tenant), [kept.id])
+        for (
+          const [method, headers] of [["GET", anonymous], ["PUT", memberHeaders], ["DELETE", memberHeaders]] as const
+        ) {
+          const again = yield* call(
+            method,
+            `${LISTINGS}/${listing.id}`,
+            headers,
+            method === "PUT" ? { title: "Back" } : undefined
+          )
+          assert.strictEqual(again.status, 404, `${method}: ${again.text}`)
+          assert.strictEqual(codeOf(again.body), "NOT_FOUND")
+        }
+        assert.deepInclude(yield* eventsOf(tenant, "ListingDeleted"), {
+          listing_id: listing.id,
+          user_id: member.id,
+          type: "offer",
+          status: "active",
+          deleted_by: member.id
+        })
+      }))
+
+    it.effect("PUT and DELETE need a token (401)", () =>
+      Effect.gen(function*() {
+        const { anonymous, member } = yield* community()
+        const listing = yield* makeListing(member)
+        for (const method of ["PUT", "DELETE"] as const) {
+          const res = yield* call(
+            method,
+            `${LISTINGS}/${listing.id}`,
+            anonymous,
+            method === "PUT" ? { title: "New one" } : undefined
+          )
+          assert.strictEqual(res.status, 401, method)
+          assert.strictEqual(codeOf(res.body), "AUTH_REQUIRED")
+        }
+        assert.include(yield* listingRow(listing.id), { deleted_at: null })
+      }))
+  })
+
+  describe("tenancy", () => {
+    it.effect("another community's listing is 404 on every {id} route, for members and admins alike", () =>
+      Effect.gen(function*() {
+        const a = yield* community()
+        const b = yield* community()
+        const foreign = yield* makeListing(b.member, { title: "Theirs" })
+        const foreignPending = yield* makeListing(b.member, { status: "pending" })
+        for (const id of [foreign.id, foreignPending.id]) {
+          for (const headers of [a.memberHeaders, a.adminHeaders]) {
+            for (const [method, body] of [["GET"], ["PUT", { title: "Mine now" }], ["DELETE"]] as const) {
+              const res = yield* call(method, `${LISTINGS}/${id}`, headers, body)
+              assert.strictEqual(res.status, 404, `${method} ${id}: ${res.text}`)
+              assert.strictEqual(codeOf(res.body), "NOT_FOUND")
+            }
+          }
+        }
+        for (const id of [foreign.id, foreignPending.id]) {
+          assert.strictEqual((yield* call("GET", `${LISTINGS}/${id}`, a.anonymous)).status, 404)
+        }
+        assert.include(yield* listingRow(foreign.id), { title: "Theirs", deleted_at: null })
+        assert.deepStrictEqual(yield* publicIds(a.tenant), [])
+        // A token of tenant A used on tenant B is refused outright.
+        const crossed = yield* call("PUT", `${LISTINGS}/${foreign.id}`, {
+          ...a.memberHeaders,
+          ...tenantHeaders(b.tenant)
+        }, {
+          title: "Crossed"
+        })
+        assert.strictEqual(crossed.status, 401)
+        for (const id of ["abc", "0", "-1", "1.5"]) {
+          assert.strictEqual((yield* call("GET", `${LISTINGS}/${id}`, a.anonymous)).status, 404, id)
+        }
+        const noTenant = yield* call("GET", LISTINGS, {})
+        assert.strictEqual(noTenant.status, 400)
+        assert.strictEqual(codeOf(noTenant.body), "tenant_required")
+      }))
+  })
+
+  describe("moderation", () => {
+    it.effect("with listing_moderation on a new listing is pending: hidden from the public, seen by owner and admins", () =>
+      Effect.gen(function*() {
+        const { adminHeaders, anonymous, member, memberHeaders, otherHeaders, tenant } = yield* community({
+          settings: { listing_moderation: true }
+        })
+        const visible = yield* makeListing(member)
+        const res = yield* call("POST", LISTINGS, memberHeaders, {
+          type: "offer",
+          title: "Bike repair",
+          description: "x"
+        })
+        assert.strictEqual(res.status, 201, res.text)
+        const created = dataOf<{ id: number; status: string }>(res.body)
+        assert.strictEqual(created.status, "pending")
+        includes((yield* eventsOf(tenant, "ListingCreated")).find((e) => e["listing_id"] === created.id), {
+          status: "pending"
+        })
+
+        assert.deepStrictEqual(yield* publicIds(tenant), [visible.id])
+        assert.deepStrictEqual(yield* publicIds(tenant, `?user_id=${member.id}`), [visible.id])
+        for (const headers of [anonymous, otherHeaders, { ...anonymous, authorization: "Bearer not-a-token" }]) {
+          const hidden = yield* call("GET", `${LISTINGS}/${created.id}`, headers)
+          assert.strictEqual(hidden.status, 404, hidden.text)
+          const edit = yield* call("PUT", `${LISTINGS}/${created.id}`, headers, { title: "Mine now" })
+          assert.include([401, 404], edit.status)
+        }
+        for (const headers of [memberHeaders, adminHeaders]) {
+          const seen = yield* call("GET", `${LISTINGS}/${created.id}`, headers)
+          assert.strictEqual(seen.status, 200, seen.text)
+          assert.strictEqual(dataOf<{ status: string }>(seen.body).status, "pending")
+        }
+        // The owner may still edit it while it waits; it stays pending.
+        const edited = yield* call("PUT", `${LISTINGS}/${created.id}`, memberHeaders, { title: "Bike repairs" })
+        includes(dataOf(edited.body), { title: "Bike repairs", status: "pending" })
+
+        const approved = yield* call("POST", `/api/v2/admin/listings/${created.id}/approve`, adminHeaders)
+        assert.strictEqual(approved.status, 200, approved.text)
+        assert.strictEqual(dataOf<{ status: string }>(approved.body).status, "active")
+        assert.deepStrictEqual(yield* publicIds(tenant), [created.id, visible.id])
+        const publicView = yield* call("GET", `${LISTINGS}/${created.id}`, anonymous)
+        assert.strictEqual(publicView.status, 200)
+      }))
+  })
+
+  describe("feature gate", () => {
+    it.effect("with listings switched off every listing route is 403 FEATURE_DISABLED; categories stay readable", () =>
+      Effect.gen(function*() {
+        const { anonymous, member, memberHeaders, tenant } = yield* community({ features: { listings: false } })
+        const listing = yield* makeListing(member)
+        const routes: Array<readonly [Method, string, Headers, unknown?]> = [
+          ["GET", LISTINGS, anonymous],
+          ["GET", `${LISTINGS}/${listing.id}`, anonymous],
+          ["POST", LISTINGS, memberHeaders, { type: "offer", title: "Gated", description: "x" }],
+          ["PUT", `${LISTINGS}/${listing.id}`, memberHeaders, { title: "Gated" }],
+          ["DELETE", `${LISTINGS}/${listing.id}`, memberHeaders]
+        ]
+        for (const [method, path, headers, body] of routes) {
+          const res = yield* call(method, path, headers, body)
+          assert.strictEqual(res.status, 403, `${method} ${path}: ${res.text}`)
+          assert.strictEqual(codeOf(res.body), "FEATURE_DISABLED")
+        }
+        assert.include(yield* listingRow(listing.id), { deleted_at: null })
+        assert.strictEqual((yield* call("GET", "/api/v2/categories", anonymous)).status, 200)
+        const enabled = yield* makeTenant()
+        assert.strictEqual((yield* call("GET", LISTINGS, tenantHeaders(enabled))).status, 200)
+        void tenant
+      }))
+  })
+
+  describe("list", () => {
+    it.effect("pages newest first by cursor (per_page default 20, at most 50), with filters that keep paging", () =>
+      Effect.gen(function*() {
+        const { admin, anonymous, member, other, tenant } = yield* community()
+        const garden = yield* makeCategory(tenant, { name: "Garden" })
+        const made: Array<{ id: number; type: string; categoryId: number | null; userId: number; title: string }> = []
+        for (let i = 0; i < 27; i++) {
+          const owner = [member, other, admin][i % 3]!
+          const type = i % 2 === 0 ? "offer" : "request"
+          const categoryId = i % 3 === 0 ? garden.id : null
+          const title = i % 5 === 0 ? `Fix_100% bikes ${i}` : `Listing ${i}`
+          const l = yield* makeListing(owner, { type, categoryId, title })
+          made.push({ id: l.id, type, categoryId, userId: owner.id, title })
+        }
+        yield* makeListing(member, { status: "pending", title: "Fix_100% pending" })
+        const newestFirst = [...made].reverse()
+
+        const all = yield* Effect.map(call("GET", LISTINGS, anonymous), (res) => res.body as Page)
+        assert.deepStrictEqual(all.data.map((l) => l.id), newestFirst.slice(0, 20).map((l) => l.id))
+        assert.strictEqual(all.meta["per_page"], 20)
+        assert.strictEqual(all.meta["has_more"], true)
+
+        /** Follows the cursor through every page of `query` and returns the ids in order. */
+        const walk = (query: string, perPage: number) =>
+          Effect.gen(function*() {
+            const ids: Array<number> = []
+            let cursor: string | undefined
+            let pages = 0
+            do {
+              const path = `${LISTINGS}?per_page=${perPage}${query === "" ? "" : `&${query}`}${
+                cursor === undefined ? "" : `&cursor=${encodeURIComponent(cursor)}`
+              }`
+              const res = yield* call("GET", path, anonymous)
+              assert.strictEqual(res.status, 200, res.text)
+              const page = res.body as Page
+              assert.isAtMost(page.data.length, perPage)
+              assert.strictEqual(page.meta["per_page"], perPage)
+              ids.push(...page.data.map((l) => l.id))
+              cursor = page.meta["cursor"] as string | undefined
+              assert.strictEqual(page.meta["has_more"], cursor !== undefined)
+              pages++
+            } while (cursor !== undefined && pages < 20)
+            return { ids, pages }
+          })
+
+        const everything = yield* walk("", 10)
+        assert.deepStrictEqual(everything.ids, newestFirst.map((l) => l.id))
+        assert.strictEqual(everything.pages, 3)
+        const expect = (keep: (l: typeof made[number]) => boolean) => newestFirst.filter(keep).map((l) => l.id)
+        assert.deepStrictEqual((yield* walk("type=offer", 4)).ids, expect((l) => l.type === "offer"))
+        assert.deepStrictEqual(
+          (yield* walk(`category_id=${garden.id}`, 4)).ids,
+          expect((l) => l.categoryId === garden.id)
+        )
+        assert.deepStrictEqual(
+          (yield* walk(`type=request&category_id=${garden.id}`, 2)).ids,
+          expect((l) => l.type === "request" && l.categoryId === garden.id)
+        )
+        assert.deepStrictEqual((yield* walk(`user_id=${other.id}`, 5)).ids, expect((l) => l.userId === other.id))
+        // search matches title or description, case-insensitively, with % and _ as plain characters.
+        assert.deepStrictEqual((yield* walk("search=FIX_100%25", 2)).ids, expect((l) => l.title.startsWith("Fix_100%")))
+        assert.deepStrictEqual((yield* walk("search=share%20with", 50)).ids, newestFirst.map((l) => l.id))
+        assert.deepStrictEqual((yield* walk("search=nothing-like-this", 5)).ids, [])
+        assert.deepStrictEqual((yield* walk("category_id=99999999", 5)).ids, [])
+        const full = yield* walk("", 50)
+        assert.strictEqual(full.pages, 1)
+
+        for (
+          const [query, field] of [
+            ["cursor=not-a-cursor", "cursor"],
+            ["per_page=51", "per_page"],
+            ["per_page=0", "per_page"],
+            ["type=swap", "type"],
+            ["category_id=abc", "category_id"],
+            ["user_id=-3", "user_id"]
+          ] as const
+        ) {
+          const res = yield* call("GET", `${LISTINGS}?${query}`, anonymous)
+          assert.strictEqual(res.status, 422, `${query}: ${res.text}`)
+          assert.strictEqual(codeOf(res.body), "VALIDATION_ERROR")
+          assert.deepStrictEqual(fieldsOf(res.body), [field])
+        }
+      }))
+
+    it.effect("each item carries its own owner and category, loaded with one query per relation (no N+1)", () =>
+      Effect.gen(function*() {
+        const { admin, member, other, tenant } = yield* community()
+        const cats = [yield* makeCategory(tenant), yield* makeCategory(tenant), yield* makeCategory(tenant)]
+        const owners = [member, other, admin]
+        const names = { [member.id]: "Mia", [other.id]: "Otto", [admin.id]: "Ada" } as Record<number, string>
+        for (let i = 0; i < 12; i++) {
+          yield* makeListing(owners[i % 3]!, { categoryId: cats[i % 3]!.id, title: `Owner ${i % 3}` })
+        }
+        const res = yield* call("GET", `${LISTINGS}?per_page=50`, tenantHeaders(tenant))
+        const items = dataOf<
+          Array<{ title: string; user_id: number; user: { id: number; first_name: string }; category: { id: number } }>
+        >(res.body)
+        assert.strictEqual(items.length, 12)
+        for (const item of items) {
+          const index = Number(item.title.slice(-1))
+          assert.strictEqual(item.user_id, owners[index]!.id)
+          assert.strictEqual(item.user.id, owners[index]!.id)
+          assert.strictEqual(item.user.first_name, names[owners[index]!.id])
+          assert.strictEqual(item.category.id, cats[index]!.id)
+        }
+
+        // The service runs the page query, then owners and categories: three statements for any page size.
+        const statements: Array<string> = []
+        const counted = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+          Statement.withTransformer(effect, (statement) =>
+            Effect.sync(() => {
+              statements.push(statement.compile()[0])
+              return statement
+            }))
+        const page = yield* Effect.flatMap(ListingsService, (listings) => counted(listings.list({ per_page: 50 })))
+          .pipe(
+            Effect.provide(ListingsService.Default),
+            Effect.provideService(CurrentTenant, tenant)
+          )
+        assert.strictEqual(page.data.length, 12)
+        assert.strictEqual(statements.length, 3, statements.join("\n"))
+        assert.strictEqual(statements.filter((s) => /FROM users/.test(s)).length, 1)
+        assert.strictEqual(statements.filter((s) => /FROM categories/.test(s)).length, 1)
+      }))
+  })
+
+  describe("rate limit", () => {
+    it.effect("creation: 10 per minute per IP, then 429 RATE_LIMITED with Retry-After", () =>
+      Effect.gen(function*() {
+        const { memberHeaders, tenant } = yield* community()
+        const headers = { ...memberHeaders, ...fromIp(randomIp()) }
+        const body = JSON.stringify({ type: "offer", title: "Quick one", description: "x" })
+        for (let i = 0; i < 10; i++) {
+          const res = yield* rawRequest("POST", LISTINGS, { headers, body })
+          assert.strictEqual(res.status, 201, `${i}: ${res.text}`)
+          assert.strictEqual(res.headers["x-ratelimit-limit"], "10")
+          assert.strictEqual(res.headers["x-ratelimit-remaining"], String(9 - i))
+        }
+        const limited = yield* rawRequest("POST", LISTINGS, { headers, body })
+        assert.strictEqual(limited.status, 429, limited.text)
+        assert.strictEqual(codeOf(limited.body), "RATE_LIMITED")
+        assert.isAtLeast(Number(limited.headers["retry-after"]), 1)
+        assert.strictEqual((yield* publicIds(tenant, "?per_page=50")).length, 10)
+        // Another address has its own budget; reads are not limited.
+        const elsewhere = yield* rawRequest("POST", LISTINGS, {
+          headers: { ...memberHeaders, ...fromIp(randomIp()) },
+          body
+        })
+        assert.strictEqual(elsewhere.status, 201)
+        const read = yield* rawRequest("GET", LISTINGS, { headers })
+        assert.strictEqual(read.status, 200)
+        assert.strictEqual(read.headers["x-ratelimit-limit"], undefined)
+      }))
+  })
+})
