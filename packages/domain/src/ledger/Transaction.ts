@@ -4,7 +4,15 @@ import { RecordId } from "../http/Ids.js"
 export const TransactionId = RecordId.pipe(Schema.brand("TransactionId"))
 export type TransactionId = typeof TransactionId.Type
 
-export const TransactionType = Schema.Literal("transfer", "grant", "deposit", "checkin", "autopay", "federated", "adjustment")
+export const TransactionType = Schema.Literal(
+  "transfer",
+  "grant",
+  "deposit",
+  "checkin",
+  "autopay",
+  "federated",
+  "adjustment"
+)
 export type TransactionType = typeof TransactionType.Type
 
 /** A ledger transaction as members see it (decisions D5), with the direction from the caller's point of view. */
