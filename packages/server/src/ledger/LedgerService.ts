@@ -8,6 +8,7 @@ import {
   LedgerEntity,
   type Move,
   NotFound,
+  type Posted,
   toCents,
   type TransactionId,
   type TransferRequest,
@@ -80,12 +81,22 @@ export class LedgerService extends Effect.Service<LedgerService>()("LedgerServic
           : Effect.fail(ValidationFailed.field(field, "this member cannot receive credits now"))
       })
 
-    const readBack = (userId: number, transactionId: number) =>
-      Effect.flatMap(repo.memberTransaction(userId, transactionId), (row) =>
-        Option.match(row, {
-          onNone: () => Effect.die(new Error(`transaction ${transactionId} vanished`)),
-          onSome: (r) => Effect.succeed(toWalletTransaction(r))
-        }))
+    /**
+     * The answer to a posted move, without reading it back: a replay matched the request hash, so its recipient,
+     * amount, description and listing are this move's; only id and time come from the ledger.
+     */
+    const viewOf = (move: Move, posted: Posted, viewer: number) =>
+      WalletTransaction.make({
+        id: posted.transactionId as TransactionId,
+        type: move.type,
+        amount: fromCents(move.cents),
+        sender_id: move.senderId,
+        recipient_id: move.recipientId,
+        description: move.description,
+        listing_id: move.listingId,
+        direction: move.senderId === viewer ? "out" : "in",
+        created_at: posted.createdAt
+      })
 
     const transfer = Effect.fn("Ledger.transfer")(function*(input: TransferRequest, key: string | undefined) {
       const actor = yield* CurrentUser
@@ -95,7 +106,7 @@ export class LedgerService extends Effect.Service<LedgerService>()("LedgerServic
       yield* member(input.recipient_id, "recipient_id")
       const cents = toCents(input.amount)
       const listingId = input.listing_id ?? null
-      const posted = yield* post("Transfer", {
+      const move: Move = {
         idempotencyKey: `transfer:${actor.userId}:${key ?? randomUUID()}`,
         requestHash: hashOf({ recipient: input.recipient_id, cents, description: input.description, listingId }),
         type: "transfer",
@@ -107,37 +118,36 @@ export class LedgerService extends Effect.Service<LedgerService>()("LedgerServic
         recipientId: input.recipient_id,
         listingId,
         createdBy: actor.userId
-      })
-      return yield* readBack(actor.userId, posted.transactionId)
+      }
+      return viewOf(move, yield* post("Transfer", move), actor.userId)
     })
 
-    const grantMove = (userId: number, cents: Cents, reason: string, key: string, createdBy: number | null) =>
-      post("Grant", {
-        idempotencyKey: key,
-        requestHash: hashOf({ userId, cents, reason }),
-        type: "grant",
-        from: { _tag: "treasury" },
-        to: { _tag: "member", userId },
-        cents,
-        description: reason,
-        senderId: null,
-        recipientId: userId,
-        listingId: null,
-        createdBy
-      })
+    const grantMove = (userId: number, cents: Cents, reason: string, key: string, createdBy: number | null): Move => ({
+      idempotencyKey: key,
+      requestHash: hashOf({ userId, cents, reason }),
+      type: "grant",
+      from: { _tag: "treasury" },
+      to: { _tag: "member", userId },
+      cents,
+      description: reason,
+      senderId: null,
+      recipientId: userId,
+      listingId: null,
+      createdBy
+    })
 
     /** A tenant admin grants credits from the community's treasury (decisions D5). */
     const grant = Effect.fn("Ledger.grant")(function*(input: GrantRequest, key: string | undefined) {
       const admin = yield* TenantAdmin
       yield* member(input.user_id, "user_id")
-      const posted = yield* grantMove(
+      const move = grantMove(
         input.user_id,
         toCents(input.amount),
         input.reason,
         `grant:${admin.userId}:${key ?? randomUUID()}`,
         admin.userId
-      ).pipe(treasuryNeverShort)
-      return yield* readBack(input.user_id, posted.transactionId)
+      )
+      return viewOf(move, yield* treasuryNeverShort(post("Grant", move)), input.user_id)
     })
 
     /** The community's starting balance, granted once per member (decisions D5: at approval). */
@@ -145,10 +155,8 @@ export class LedgerService extends Effect.Service<LedgerService>()("LedgerServic
       const tenant = yield* CurrentTenant
       const cents = toCents(tenant.settings.starting_balance)
       if (cents <= 0) return Option.none()
-      const posted = yield* grantMove(userId, cents, "Starting balance", `starting-balance:${userId}`, null).pipe(
-        treasuryNeverShort
-      )
-      return Option.some(posted)
+      const move = grantMove(userId, cents, "Starting balance", `starting-balance:${userId}`, null)
+      return Option.some(yield* treasuryNeverShort(post("Grant", move)))
     })
 
     return {
