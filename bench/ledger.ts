@@ -8,10 +8,8 @@
 // BENCH_CONCURRENCY in flight, first through the API on the first tenant, then — with the API stopped, so that its
 // outbox publisher takes no CPU from the script — through the SQL script on the second tenant, with the same
 // sequence of moves. `ledger verify` (the CLI) checks both tenants afterwards.
-import { Effect } from "effect"
-import { createHash, randomBytes, randomUUID } from "node:crypto"
+import { createHash, randomBytes, randomUUID, scryptSync } from "node:crypto"
 import pg from "pg"
-import { hashPassword } from "../packages/server/src/identity/Password.js"
 import {
   type Child,
   cpuSeconds,
@@ -44,6 +42,18 @@ const settings = () => ({
 type Settings = ReturnType<typeof settings>
 
 const MEMBER_PASSWORD = "bench member password"
+
+/**
+ * A password hash in the format of packages/server/src/identity/Password.ts (`scrypt$N$r$p$salt$key`, base64url),
+ * with N = 2^10 instead of 2^15. The server verifies with the parameters stored in the hash, so the set-up's
+ * logins cost 1/32 of the CPU (with the real N, 1,000 logins take over two minutes here); nothing measured hashes.
+ */
+const setupHash = (password: string) => {
+  const [n, r, p] = [1024, 8, 1]
+  const salt = randomBytes(16)
+  const key = scryptSync(password.normalize("NFKC"), salt, 64, { N: n, r, p })
+  return ["scrypt", n, r, p, salt.toString("base64url"), key.toString("base64url")].join("$")
+}
 
 /** A small seeded PRNG (mulberry32), so both targets get the very same sequence of moves. */
 const prng = (seed: number) => () => {
@@ -153,7 +163,7 @@ const createTenant = async (client: Client, superToken: string, slug: string): P
   return { id: created.data.id, headers, adminToken: token }
 }
 
-/** Active, approved members written in one statement, all with the same (real, hashPassword-made) hash. */
+/** Active, approved members written in one statement, all with the same password hash. */
 const insertMembers = async (db: pg.Pool, tenantId: number, count: number, passwordHash: string) => {
   const { rows } = await db.query<{ id: string; email: string }>(
     `INSERT INTO users (tenant_id, email, password_hash, first_name, last_name, status, is_approved)
@@ -366,6 +376,45 @@ const sqlRun = async (
   return outcome(label, seconds, latencies, t.counts, stop(seconds))
 }
 
+/**
+ * With BENCH_SAMPLE_PG=1: samples pg_stat_activity every 50 ms during a run and prints what the connections of
+ * `application` were doing (state, wait event, statement), most frequent first — where the time goes.
+ */
+const activitySampler = (databaseUrl: string, application: string) => {
+  if (process.env.BENCH_SAMPLE_PG !== "1") return async () => {}
+  const counts = new Map<string, number>()
+  let running = true
+  const sampler = (async () => {
+    const client = new pg.Client({ connectionString: databaseUrl, application_name: "bench-sampler" })
+    await client.connect()
+    let samples = 0
+    while (running) {
+      const { rows } = await client.query<{ state: string; wait: string; query: string }>(
+        `SELECT state, coalesce(wait_event_type || ':' || wait_event, 'cpu') AS wait,
+                regexp_replace(left(query, 70), '\\s+', ' ', 'g') AS query
+         FROM pg_stat_activity WHERE application_name = $1`,
+        [application]
+      )
+      for (const r of rows) {
+        const key = `${r.state.padEnd(19)} ${r.wait.padEnd(22)} ${r.query}`
+        counts.set(key, (counts.get(key) ?? 0) + 1)
+      }
+      samples++
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    await client.end()
+    return samples
+  })()
+  return async () => {
+    running = false
+    const samples = await sampler
+    console.log(`pg_stat_activity of "${application}" (average connections in each state over ${samples} samples):`)
+    for (const [key, n] of [...counts].sort((a, b) => b[1] - a[1]).slice(0, 15)) {
+      console.log(`  ${(n / samples).toFixed(2).padStart(6)}  ${key}`)
+    }
+  }
+}
+
 const seconds = (since: number) => Math.round((Date.now() - since) / 100) / 10
 
 export default async function ledger(): Promise<void> {
@@ -390,7 +439,6 @@ export default async function ledger(): Promise<void> {
       BOOTSTRAP_SUPER_ADMIN_PASSWORD: superAdmin.password,
       ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {})
     })
-    const hash = Effect.runPromise(hashPassword(MEMBER_PASSWORD))
     await waitForOk(api, `http://127.0.0.1:${apiPort}/api/v2/health`)
     console.log(
       `API up after ${seconds(started)} s (database: ${process.env.DATABASE_URL ? "DATABASE_URL" : "embedded"})`
@@ -399,12 +447,12 @@ export default async function ledger(): Promise<void> {
     // ---- set-up, not measured
     const setupStart = Date.now()
     client = httpClient(apiPort, s.concurrency)
-    pool = new pg.Pool({ connectionString: databaseUrl, max: s.concurrency })
+    pool = new pg.Pool({ connectionString: databaseUrl, max: s.concurrency, application_name: "bench-sql" })
     const run = randomBytes(3).toString("hex")
     const { token: superToken } = await superAdminLogin(client, superAdmin.email, superAdmin.password)
     const ours = await createTenant(client, superToken, `bench-api-${run}`)
     const theirs = await createTenant(client, superToken, `bench-sql-${run}`)
-    const passwordHash = await hash
+    const passwordHash = setupHash(MEMBER_PASSWORD)
     const ourMembers = await insertMembers(pool, ours.id, s.members, passwordHash)
     const theirMembers = await insertMembers(pool, theirs.id, s.members, passwordHash)
     const usersDone = Date.now()
@@ -438,6 +486,7 @@ export default async function ledger(): Promise<void> {
     const apiPid = api.process.pid
     const meterApi = () => cpuMeter(apiPid, database!)
     const ourWarmup = await apiRun(client, ours, members, warmupMoves, s.concurrency, "warm-up", meterApi)
+    const stopApiSampler = activitySampler(databaseUrl, "timebank")
     const ourResult = await apiRun(
       client,
       ours,
@@ -447,6 +496,7 @@ export default async function ledger(): Promise<void> {
       "timebank API  POST /api/v2/wallet/transfers",
       meterApi
     )
+    await stopApiSampler()
     client.close()
     client = undefined
     // The API's outbox publisher would otherwise work through the baseline's events during the baseline.
@@ -462,6 +512,7 @@ export default async function ledger(): Promise<void> {
     // ---- measured: the bare SQL script
     const meterSql = () => cpuMeter(undefined, database!)
     const theirWarmup = await sqlRun(pool, theirs.id, theirAccounts, warmupMoves, s.concurrency, "warm-up", meterSql)
+    const stopSqlSampler = activitySampler(databaseUrl, "bench-sql")
     const theirResult = await sqlRun(
       pool,
       theirs.id,
@@ -471,6 +522,7 @@ export default async function ledger(): Promise<void> {
       "bare SQL      pg, 1 db transaction per transfer",
       meterSql
     )
+    await stopSqlSampler()
     await pool.end()
     pool = undefined
     const theirVerify = await verify(databaseUrl, theirs.id)

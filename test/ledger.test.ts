@@ -3,6 +3,7 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Exit } from "effect"
 import { randomUUID } from "node:crypto"
 import { balanceOf, countTransactions, fund, transfer, verifyLedger } from "./fixtures/ledger.js"
+import { makeListing } from "./fixtures/listings.js"
 import { makeTenant, tenantHeaders } from "./fixtures/tenants.js"
 import { rawRequest, TestApp } from "./fixtures/TestApp.js"
 import { authHeaders, makeAdmin, makeUser } from "./fixtures/users.js"
@@ -30,7 +31,7 @@ const community = (hours: number, settings: Record<string, unknown> = {}) =>
     const ann = yield* authHeaders(annUser)
     const bob = yield* authHeaders(bobUser)
     if (hours > 0) yield* fund(admin, annUser.id, hours)
-    return { tenant, admin, ann, bob, annId: annUser.id, bobId: bobUser.id }
+    return { tenant, admin, ann, bob, annId: annUser.id, bobId: bobUser.id, bobUser }
   })
 
 layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("wallet and ledger", (it) => {
@@ -38,7 +39,13 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("wallet 
     it.effect("a transfer moves credits, answers the D5 shape and shows in both histories", () =>
       Effect.gen(function*() {
         const c = yield* community(10)
-        const res = yield* transfer(c.ann, { recipient_id: c.bobId, amount: 2.5, description: "Gardening" })
+        const offer = yield* makeListing(c.bobUser, { title: "Gardening help" })
+        const res = yield* transfer(c.ann, {
+          recipient_id: c.bobId,
+          amount: 2.5,
+          description: "Gardening",
+          listing_id: offer.id
+        })
         assert.strictEqual(res.status, 201)
         const tx = dataOf<Tx & { description: string; created_at: string }>(res.body)
         assert.deepInclude(tx, {
@@ -47,7 +54,8 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("wallet 
           recipient_id: c.bobId,
           description: "Gardening",
           type: "transfer",
-          direction: "out"
+          direction: "out",
+          listing_id: offer.id
         })
         assert.match(tx.created_at, /Z$/)
         assert.strictEqual(yield* balanceOf(c.ann), 7.5)
@@ -85,6 +93,8 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("wallet 
           const res = yield* transfer(c.ann, { recipient_id, amount: 1 })
           assert.deepStrictEqual([res.status, codeOf(res.body)], [404, "NOT_FOUND"])
         }
+        const noListing = yield* transfer(c.ann, { recipient_id: c.bobId, amount: 1, listing_id: 987654 })
+        assert.deepStrictEqual([noListing.status, fieldOf(noListing.body)], [422, "listing_id"])
         const wrongTypes = yield* transfer(c.ann, { recipient_id: "x", amount: 1, description: 5 })
         assert.strictEqual(wrongTypes.status, 422)
         const tooMuch = yield* transfer(c.ann, { recipient_id: c.bobId, amount: 10.01 })

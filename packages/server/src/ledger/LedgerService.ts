@@ -20,6 +20,7 @@ import { createHash, randomUUID } from "node:crypto"
 import { TenantAdmin } from "../identity/Policy.js"
 import { canSignIn, type UserRow } from "../identity/UserRecord.js"
 import { UserRepo } from "../identity/UserRepo.js"
+import { ListingsService } from "../listings/ListingsService.js"
 import { LedgerRepo, type MemberTransactionRow } from "./LedgerRepo.js"
 
 const hashOf = (request: object) => createHash("sha256").update(JSON.stringify(request)).digest("hex")
@@ -56,10 +57,11 @@ export const toWalletTransaction = (row: MemberTransactionRow) =>
  * request, names the move (idempotency key and request hash) and reads the result back.
  */
 export class LedgerService extends Effect.Service<LedgerService>()("LedgerService", {
-  dependencies: [LedgerRepo.Default, UserRepo.Default],
+  dependencies: [LedgerRepo.Default, UserRepo.Default, ListingsService.Default],
   effect: Effect.gen(function*() {
     const repo = yield* LedgerRepo
     const users = yield* UserRepo
+    const listings = yield* ListingsService
     const makeClient = yield* LedgerEntity.client
 
     /** Sends a move to the community's ledger; transport trouble is a defect, ledger refusals stay typed. */
@@ -104,6 +106,9 @@ export class LedgerService extends Effect.Service<LedgerService>()("LedgerServic
         return yield* ValidationFailed.field("recipient_id", "cannot transfer to yourself")
       }
       yield* member(input.recipient_id, "recipient_id")
+      if (input.listing_id !== undefined && !(yield* listings.exists(input.listing_id))) {
+        return yield* ValidationFailed.field("listing_id", "is not a listing of this community")
+      }
       const cents = toCents(input.amount)
       const listingId = input.listing_id ?? null
       const move: Move = {

@@ -213,6 +213,9 @@ export class ListingsService extends Effect.Service<ListingsService>()("Listings
       return yield* requireListingEditor(row)(softDelete(row))
     }, gate)
 
-    return { list, get, create, update, remove } as const
+    /** Whether a listing of this community exists (any status, not deleted): other features may refer to it. */
+    const exists = (id: number) => Effect.map(repo.findById(id), Option.isSome)
+
+    return { list, get, create, update, remove, exists } as const
   })
 }) {}
