@@ -18,6 +18,7 @@ type Tx = {
   recipient_id: number | null
   type: string
   direction: string
+  listing_id: number | null
 }
 const dataOf = <A>(body: unknown) => (body as { data: A }).data
 
