@@ -1,13 +1,16 @@
 // Transfers between members: our API (HTTP → Ledger entity → group commit) against a bare SQL script doing the same
-// transfer transaction directly on PostgreSQL (one database transaction per transfer), same database, same load.
+// transfer transaction directly on PostgreSQL (one database transaction per transfer), on the same database.
 //
-// Set-up (not measured): two fresh tenants made through the super-admin API, BENCH_MEMBERS members in each, written
-// straight to the database with one shared scrypt hash (the admin API hashes every password, which would make the
-// set-up several times longer), each logged in over HTTP (first tenant) and funded with BENCH_GRANT_HOURS through
-// admin grants. Measured: BENCH_TRANSFERS random transfers (after BENCH_WARMUP_TRANSFERS unmeasured ones) with
-// BENCH_CONCURRENCY in flight, first through the API on the first tenant, then — with the API stopped, so that its
-// outbox publisher takes no CPU from the script — through the SQL script on the second tenant, with the same
-// sequence of moves. `ledger verify` (the CLI) checks both tenants afterwards.
+// Set-up (not measured): one PostgreSQL (embedded in a temp dir, or DATABASE_URL) shared by the API, the CLI and the
+// script; two fresh tenants made through the super-admin API; BENCH_MEMBERS members in each, written straight to the
+// database (one INSERT, one shared password hash); each member of the first tenant logged in over HTTP; every member
+// funded with BENCH_GRANT_HOURS through admin grants. Measured: BENCH_TRANSFERS random transfers (after
+// BENCH_WARMUP_TRANSFERS unmeasured ones) with BENCH_CONCURRENCY in flight — first through the API on the first
+// tenant, then, with the API stopped (its outbox publisher would otherwise work through the script's events), through
+// the script on the second tenant, with the very same sequence of moves. `ledger verify` (the CLI) checks both.
+//
+// Diagnostics: BENCH_SAMPLE_PG=1 (what the database connections wait on), BENCH_PROBE_WALLET=1 (GET /api/v2/wallet,
+// the floor of an authenticated route), BENCH_API_NODE_FLAGS="--cpu-prof --cpu-prof-dir=DIR" (profile the API).
 import { createHash, randomBytes, randomUUID, scryptSync } from "node:crypto"
 import pg from "pg"
 import {
@@ -18,6 +21,7 @@ import {
   freePort,
   type HttpAnswer,
   httpClient,
+  measure,
   percentile,
   printResult,
   printRows,
@@ -419,6 +423,7 @@ const seconds = (since: number) => Math.round((Date.now() - since) / 100) / 10
 
 export default async function ledger(): Promise<void> {
   const s: Settings = settings()
+  if (s.members < 2) throw new Error("BENCH_MEMBERS must be at least 2: a transfer needs a sender and a recipient")
   const started = Date.now()
   let database: Database | undefined
   let api: Child | undefined
@@ -429,7 +434,10 @@ export default async function ledger(): Promise<void> {
     const databaseUrl = database.url
     const apiPort = await freePort()
     const superAdmin = { email: `super-${randomBytes(4).toString("hex")}@bench.test`, password: randomUUID() }
-    api = startNode("timebank API", ["--import", "tsx", "apps/api/src/main.ts"], {
+    // BENCH_API_NODE_FLAGS: extra node flags for the API, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to see where
+    // its time goes (not allowed in NODE_OPTIONS).
+    const nodeFlags = (process.env.BENCH_API_NODE_FLAGS ?? "").split(" ").filter((f) => f !== "")
+    api = startNode("timebank API", [...nodeFlags, "--import", "tsx", "apps/api/src/main.ts"], {
       PORT: String(apiPort),
       HOST: "127.0.0.1",
       LOG_LEVEL: "WARN",
@@ -497,6 +505,23 @@ export default async function ledger(): Promise<void> {
       meterApi
     )
     await stopApiSampler()
+    if (process.env.BENCH_PROBE_WALLET === "1") {
+      // The floor of any authenticated route: auth, tenant, one read (same load settings as `npm run bench -- health`).
+      const stop = meterApi()
+      const probeStart = Date.now()
+      const probe = await measure("GET /api/v2/wallet", `http://127.0.0.1:${apiPort}/api/v2/wallet`, {
+        headers: { ...ours.headers, authorization: `Bearer ${members[0]!.token}` }
+      })
+      console.log(
+        `probe GET /api/v2/wallet: ${probe.rps} req/s, p50 ${probe.p50} ms, p99 ${probe.p99} ms, non-2xx ${probe.non2xx}` +
+          ` (cpu with the warm-up: ${stop((Date.now() - probeStart) / 1000)})`
+      )
+    }
+    // How far the API's outbox subscribers are behind the events of the run (they share its CPU and database).
+    const { rows: lag } = await pool.query<{ subscriber: string; behind: number }>(
+      `SELECT c.subscriber, (SELECT count(*)::int FROM outbox_events e WHERE (e.tx_id, e.id) > (c.tx_id, c.event_id))
+         AS behind FROM outbox_cursors c ORDER BY c.subscriber`
+    )
     client.close()
     client = undefined
     // The API's outbox publisher would otherwise work through the baseline's events during the baseline.
@@ -504,8 +529,10 @@ export default async function ledger(): Promise<void> {
     api = undefined
 
     const ourVerify = await verify(databaseUrl, ours.id)
-    const { rows: [written] } = await pool.query<{ n: number }>(
-      "SELECT count(*)::int AS n FROM ledger_transactions WHERE tenant_id = $1 AND type = 'transfer'",
+    // A writer batch is one database transaction, and its rows share created_at (now() is the transaction's start).
+    const { rows: [written] } = await pool.query<{ n: number; batches: number }>(
+      `SELECT count(*)::int AS n, count(DISTINCT created_at)::int AS batches FROM ledger_transactions
+       WHERE tenant_id = $1 AND type = 'transfer'`,
       [ours.id]
     )
 
@@ -545,6 +572,15 @@ export default async function ledger(): Promise<void> {
         r.seconds.toFixed(1),
         r.cpu
       ])
+    )
+    console.log(
+      `API writer: ${written!.n} transfers in ${written!.batches} database transactions` +
+        ` (${(written!.n / Math.max(1, written!.batches)).toFixed(1)} per group commit)`
+    )
+    console.log(
+      `outbox subscribers behind when the API run ended: ${
+        lag.map((l) => `${l.subscriber} ${l.behind} events`).join(", ") || "none"
+      }`
     )
     console.log(
       `ledger verify: API tenant ${ourVerify.ok ? "ok" : "FAILED"} (${ourVerify.transactions} transactions),` +

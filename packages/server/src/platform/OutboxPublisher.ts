@@ -1,5 +1,6 @@
 import { Singleton } from "@effect/cluster"
 import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
 import { Cause, Duration, Effect, Layer, Schedule } from "effect"
 import { AppConfig } from "./AppConfig.js"
 import type { OutboxEvent } from "./Outbox.js"
@@ -67,7 +68,11 @@ export const runSubscriber = <R>(
     yield* sql`INSERT INTO outbox_cursors (subscriber) VALUES (${subscriber.name}) ON CONFLICT DO NOTHING`
     const [saved] = yield* sql<{ tx_id: string; event_id: string }>`
       SELECT tx_id::text AS tx_id, event_id FROM outbox_cursors WHERE subscriber = ${subscriber.name}`
+    // The cursor moves in memory after every delivered event and is saved once per batch (and when the publisher
+    // stops), not once per event: a durable write per event could not keep up with a busy ledger. A crash
+    // between saves hands at most one batch over again, which idempotent subscribers absorb.
     let cursor: Cursor = { txId: saved!.tx_id, eventId: Number(saved!.event_id) }
+    let stored: Cursor = cursor
 
     // Only rows whose writing transactions precede every transaction still running: nothing can commit later
     // with a smaller (tx_id, id), so the cursor never skips an event.
@@ -80,11 +85,17 @@ export const runSubscriber = <R>(
       ORDER BY tx_id, id
       LIMIT ${options.batchSize}`
 
-    const advance = (row: EventRow) =>
-      sql`UPDATE outbox_cursors SET tx_id = ${row.tx_id}::xid8, event_id = ${row.id}, updated_at = now()
-          WHERE subscriber = ${subscriber.name}`.pipe(Effect.tap(() => {
-        cursor = { txId: row.tx_id, eventId: Number(row.id) }
-      }))
+    const saveCursor = Effect.suspend((): Effect.Effect<void, SqlError> => {
+      const current = cursor
+      if (current === stored) return Effect.void
+      return sql`UPDATE outbox_cursors SET tx_id = ${current.txId}::xid8, event_id = ${current.eventId}, updated_at = now()
+          WHERE subscriber = ${subscriber.name}`.pipe(
+        Effect.tap(() => {
+          stored = current
+        }),
+        Effect.asVoid
+      )
+    })
 
     const deadLetter = (row: EventRow, cause: Cause.Cause<unknown>) =>
       sql`INSERT INTO outbox_dead_letters (subscriber, event_id, attempts, last_error)
@@ -113,8 +124,9 @@ export const runSubscriber = <R>(
       const rows = yield* nextBatch()
       for (const row of rows) {
         yield* deliver(row)
-        yield* advance(row)
+        cursor = { txId: row.tx_id, eventId: Number(row.id) }
       }
+      yield* saveCursor
       return rows.length
     })
 
@@ -126,7 +138,9 @@ export const runSubscriber = <R>(
           ? Effect.failCause(cause)
           : Effect.logError("outbox publisher step failed", cause).pipe(Effect.zipRight(Effect.sleep("1 second")))
       ),
-      Effect.forever
+      Effect.forever,
+      // Stopping (shutdown, singleton moving to another runner) keeps the progress made since the last save.
+      Effect.ensuring(Effect.ignore(saveCursor))
     )
   }).pipe(dieOnSqlError, Effect.annotateLogs({ subscriber: subscriber.name }))
 
