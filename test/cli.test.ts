@@ -71,7 +71,7 @@ layer(CliDatabase.Live, { excludeTestServices: true, timeout: "60 seconds" })("c
         const tenant = jsonOf<TenantJson>(created)
         assert.deepStrictEqual(
           Object.keys(tenant).sort(),
-          ["created_at", "domain", "features", "id", "name", "settings", "slug", "status", "timezone"]
+          ["created_at", "domain", "features", "id", "name", "settings", "slug", "status", "timezone", "updated_at"]
         )
         assert.include(tenant, { slug, name: "Riverside", domain: null, status: "active", timezone: "Europe/Berlin" })
         assert.include(tenant.features, { federation: true, blog: false, events: true })

@@ -1,19 +1,17 @@
-import { AlreadyExists, type ErrorEntry, NotFound, type Tenant, ValidationFailed } from "@timebank/domain"
-import { DateTime } from "effect"
+import {
+  AlreadyExists,
+  type ErrorEntry,
+  NotFound,
+  type Tenant,
+  TenantDetails,
+  ValidationFailed
+} from "@timebank/domain"
+import { toDetails } from "@timebank/server"
+import { Schema } from "effect"
 import type { CommandError } from "./Command.js"
 
-/** A tenant as `--json` prints it: features with their defaults applied. */
-export const tenantJson = (t: Tenant) => ({
-  id: t.id,
-  slug: t.slug,
-  name: t.name,
-  domain: t.domain,
-  status: t.status,
-  timezone: t.timezone,
-  features: t.effectiveFeatures(),
-  settings: t.settings,
-  created_at: DateTime.formatIso(t.created_at)
-})
+/** A tenant as `--json` prints it: the super-admin API's shape, features and settings with defaults applied. */
+export const tenantJson = (t: Tenant) => Schema.encodeSync(TenantDetails)(toDetails(t))
 
 export const tenantLine = (t: Tenant) => `tenant ${t.id} "${t.slug}" (${t.name}, ${t.status})`
 
