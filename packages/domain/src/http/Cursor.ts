@@ -34,3 +34,14 @@ export const PerPageParam = (max: number) =>
   Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, max)).annotations({
     description: `Page size, 1 to ${max}`
   })
+
+/** `?page=` of offset lists (decisions D1), from 1. */
+export const PageParam = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 1_000_000)).annotations({
+  description: "Page number, from 1 (default 1)"
+})
+
+/** `?page=&per_page=` of admin offset lists: pages of at most 100 rows (default 20). */
+export const OffsetPageParams = Schema.Struct({
+  page: Schema.optional(PageParam),
+  per_page: Schema.optional(PerPageParam(100))
+})

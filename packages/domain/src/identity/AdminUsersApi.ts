@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, Multipart, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { AlreadyExists, Forbidden, httpError, NotFound } from "../http/ApiError.js"
+import { OffsetPageParams } from "../http/Cursor.js"
 import { DataEnvelope, OffsetPage } from "../http/Envelope.js"
 import { TenantMiddleware } from "../tenancy/TenancyApi.js"
 import { Authentication } from "./Authentication.js"
@@ -23,16 +24,8 @@ export class AdminUserView extends Schema.Class<AdminUserView>("AdminUserView")(
   last_login_at: Schema.NullOr(Schema.DateTimeUtc)
 }) {}
 
-const PageParam = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 1_000_000)).annotations({
-  description: "Page number, from 1 (default 1)"
-})
-const UsersPerPage = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100)).annotations({
-  description: "Page size, 1 to 100 (default 20)"
-})
-
 export const ListUsersParams = Schema.Struct({
-  page: Schema.optional(PageParam),
-  per_page: Schema.optional(UsersPerPage),
+  ...OffsetPageParams.fields,
   status: Schema.optional(UserStatus),
   role: Schema.optional(Role),
   search: Schema.optional(Schema.Trim.pipe(Schema.maxLength(200))).annotations({

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { CursorParam, PerPageParam } from "../http/Cursor.js"
+import { CursorParam, OffsetPageParams, PerPageParam } from "../http/Cursor.js"
 import { PathId, RecordId } from "../http/Ids.js"
 import { UserId } from "../identity/User.js"
 import { UserSummary } from "../identity/UserSummary.js"
@@ -94,16 +94,8 @@ export const ListListingsParams = Schema.Struct({
 })
 export type ListListingsParams = typeof ListListingsParams.Type
 
-const PageParam = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 1_000_000)).annotations({
-  description: "Page number, from 1 (default 1)"
-})
-const AdminPerPage = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100)).annotations({
-  description: "Page size, 1 to 100 (default 20)"
-})
-
 export const AdminListListingsParams = Schema.Struct({
-  page: Schema.optional(PageParam),
-  per_page: Schema.optional(AdminPerPage),
+  ...OffsetPageParams.fields,
   status: Schema.optional(ListingStatus),
   type: Schema.optional(ListingType),
   user_id: Schema.optional(IdParam),
@@ -112,10 +104,7 @@ export const AdminListListingsParams = Schema.Struct({
 })
 export type AdminListListingsParams = typeof AdminListListingsParams.Type
 
-export const ModerationQueueParams = Schema.Struct({
-  page: Schema.optional(PageParam),
-  per_page: Schema.optional(AdminPerPage)
-})
+export const ModerationQueueParams = OffsetPageParams
 export type ModerationQueueParams = typeof ModerationQueueParams.Type
 
 /** Listings of the community per status (deleted ones are not counted). */

@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { AlreadyExists, Forbidden, httpError, NotFound } from "../http/ApiError.js"
+import { OffsetPageParams } from "../http/Cursor.js"
 import { DataEnvelope, OffsetPage } from "../http/Envelope.js"
 import { PathId } from "../http/Ids.js"
 import { Authentication } from "../identity/Authentication.js"
@@ -42,17 +43,7 @@ export class CreatedTenant extends Schema.Class<CreatedTenant>("CreatedTenant")(
 
 export const TenantIdPath = Schema.Struct({ id: PathId(TenantId) })
 
-const PageParam = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 1_000_000)).annotations({
-  description: "Page number, from 1"
-})
-const TenantsPerPage = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100)).annotations({
-  description: "Page size, 1 to 100 (default 20)"
-})
-
-export const TenantListParams = Schema.Struct({
-  page: Schema.optional(PageParam),
-  per_page: Schema.optional(TenantsPerPage)
-})
+export const TenantListParams = OffsetPageParams
 
 /** Creating, listing and changing communities: platform super-admins only (decisions D3). */
 export class SuperTenantsApi extends HttpApiGroup.make("superTenants")
