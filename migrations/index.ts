@@ -5,6 +5,7 @@ import m0002 from "./0002_outbox.js"
 import m0003 from "./0003_identity.js"
 import m0004 from "./0004_ledger.js"
 import m0005 from "./0005_listings.js"
+import m0006 from "./0006_volunteering.js"
 
 /** Forward-only migrations, in order. A landed migration is never edited; add a new one. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
@@ -12,5 +13,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0002_outbox": m0002,
   "0003_identity": m0003,
   "0004_ledger": m0004,
-  "0005_listings": m0005
+  "0005_listings": m0005,
+  "0006_volunteering": m0006
 }

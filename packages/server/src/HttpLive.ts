@@ -25,6 +25,7 @@ import {
   TenantRepo,
   TenantService
 } from "./tenancy/index.js"
+import { VolunteeringLive } from "./volunteering/index.js"
 
 const DOCS_PATH = "/api/docs"
 const OPENAPI_PATH = "/api/v2/openapi.json"
@@ -54,7 +55,8 @@ export const FeaturesLive = Layer.mergeAll(
   TenancyAdminHttpLive,
   AdminUsersLive,
   LedgerHttpLive,
-  ListingsLive
+  ListingsLive,
+  VolunteeringLive
 ).pipe(Layer.provideMerge(MiddlewareLive), Layer.provide(LedgerService.Default))
 
 /** What a serving process runs on the cluster: entities and outbox subscribers (needs Sharding). */

@@ -35,6 +35,17 @@ export const PerPageParam = (max: number) =>
     description: `Page size, 1 to ${max}`
   })
 
+/**
+ * `?per_page=` that clamps instead of refusing: out-of-range numbers become 1 or `max` (the organisation
+ * directory: "default 20, clamped to 1..50"). Text that is not an integer is still a 422.
+ */
+export const ClampedPerPageParam = (max: number) =>
+  Schema.transform(Schema.NumberFromString.pipe(Schema.int()), Schema.Int.pipe(Schema.between(1, max)), {
+    strict: true,
+    decode: (n) => Math.min(max, Math.max(1, n)),
+    encode: (n) => n
+  }).annotations({ description: `Page size; values outside 1 to ${max} are clamped` })
+
 /** `?page=` of offset lists (decisions D1), from 1. */
 export const PageParam = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 1_000_000)).annotations({
   description: "Page number, from 1 (default 1)"

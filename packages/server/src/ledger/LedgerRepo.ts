@@ -14,39 +14,50 @@ export interface MemberTransactionRow {
   readonly outgoing: boolean
 }
 
-/** Reads of the ledger for members: balances and the transactions their account took part in. */
+type OwnedAccount = "member" | "organisation"
+
+/** Reads of the ledger for members and organisations: balances and the transactions their account took part in. */
 export class LedgerRepo extends Effect.Service<LedgerRepo>()("LedgerRepo", {
   dependencies: [TenantSql.Default],
   effect: Effect.gen(function*() {
     const db = yield* TenantSql
     const { sql } = db
 
-    const memberEntries = (tenantId: number, userId: number) =>
+    const accountEntries = (tenantId: number, kind: OwnedAccount, ownerId: number) =>
       sql`
         SELECT t.id, t.type, t.amount, t.sender_id, t.recipient_id, t.description, t.listing_id, t.created_at,
                e.amount < 0 AS outgoing
         FROM ledger_accounts a
         JOIN ledger_entries e ON e.account_id = a.id
         JOIN ledger_transactions t ON t.id = e.transaction_id
-        WHERE a.tenant_id = ${tenantId} AND a.kind = 'member' AND a.owner_id = ${userId}`
+        WHERE a.tenant_id = ${tenantId} AND a.kind = ${kind} AND a.owner_id = ${ownerId}`
+    const memberEntries = (tenantId: number, userId: number) => accountEntries(tenantId, "member", userId)
+
+    const balance = (kind: OwnedAccount, ownerId: number) =>
+      db.query((tenantId) =>
+        sql<{ balance: string }>`
+          SELECT balance FROM ledger_accounts
+          WHERE tenant_id = ${tenantId} AND kind = ${kind} AND owner_id = ${ownerId}`.pipe(
+          Effect.map((rows): Cents => (rows[0] ? centsFromNumeric(rows[0].balance) : 0))
+        )
+      )
+
+    /** Newest first, `limit` rows after the transaction id `before` (exclusive). */
+    const transactions = (kind: OwnedAccount, ownerId: number, before: number | undefined, limit: number) =>
+      db.query((tenantId) =>
+        sql<MemberTransactionRow>`
+          ${accountEntries(tenantId, kind, ownerId)} AND e.transaction_id < ${before ?? Number.MAX_SAFE_INTEGER}
+          ORDER BY e.transaction_id DESC
+          LIMIT ${limit}`
+      )
 
     return {
-      memberBalance: (userId: number) =>
-        db.query((tenantId) =>
-          sql<{ balance: string }>`
-            SELECT balance FROM ledger_accounts
-            WHERE tenant_id = ${tenantId} AND kind = 'member' AND owner_id = ${userId}`.pipe(
-            Effect.map((rows): Cents => (rows[0] ? centsFromNumeric(rows[0].balance) : 0))
-          )
-        ),
-      /** Newest first, `limit` rows after the transaction id `before` (exclusive). */
+      memberBalance: (userId: number) => balance("member", userId),
       memberTransactions: (userId: number, before: number | undefined, limit: number) =>
-        db.query((tenantId) =>
-          sql<MemberTransactionRow>`
-            ${memberEntries(tenantId, userId)} AND e.transaction_id < ${before ?? Number.MAX_SAFE_INTEGER}
-            ORDER BY e.transaction_id DESC
-            LIMIT ${limit}`
-        ),
+        transactions("member", userId, before, limit),
+      organisationBalance: (organisationId: number) => balance("organisation", organisationId),
+      organisationTransactions: (organisationId: number, before: number | undefined, limit: number) =>
+        transactions("organisation", organisationId, before, limit),
       memberTransaction: (userId: number, transactionId: number) =>
         db.query((tenantId) =>
           sql<MemberTransactionRow>`${memberEntries(tenantId, userId)} AND t.id = ${transactionId}`.pipe(

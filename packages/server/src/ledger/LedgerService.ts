@@ -65,7 +65,7 @@ export class LedgerService extends Effect.Service<LedgerService>()("LedgerServic
     const makeClient = yield* LedgerEntity.client
 
     /** Sends a move to the community's ledger; transport trouble is a defect, ledger refusals stay typed. */
-    const post = (kind: "Transfer" | "Grant", move: Move) =>
+    const post = (kind: "Transfer" | "Grant" | "Deposit" | "Payout", move: Move) =>
       Effect.flatMap(CurrentTenant, (tenant) => makeClient(String(tenant.id))[kind](move)).pipe(
         Effect.catchIf(
           (e): e is Exclude<typeof e, { readonly _tag: "InsufficientBalance" | "IdempotencyConflict" }> =>
@@ -164,7 +164,102 @@ export class LedgerService extends Effect.Service<LedgerService>()("LedgerServic
       return Option.some(yield* treasuryNeverShort(post("Grant", move)))
     })
 
+    const organisation = (organisationId: number) => ({ _tag: "organisation" as const, organisationId })
+
+    /**
+     * The caller moves credits from their wallet into an organisation's wallet (decisions D7). The organisation is
+     * checked by the caller of this method (volunteering's dashboard policy).
+     */
+    const depositToOrganisation = Effect.fn("Ledger.depositToOrganisation")(function*(
+      organisationId: number,
+      cents: Cents,
+      note: string,
+      key: string | undefined
+    ) {
+      const actor = yield* CurrentUser
+      const move: Move = {
+        idempotencyKey: `deposit:${actor.userId}:${key ?? randomUUID()}`,
+        requestHash: hashOf({ organisationId, cents, note }),
+        type: "deposit",
+        from: { _tag: "member", userId: actor.userId },
+        to: organisation(organisationId),
+        cents,
+        description: note,
+        senderId: actor.userId,
+        recipientId: null,
+        listingId: null,
+        createdBy: actor.userId
+      }
+      return yield* post("Deposit", move)
+    })
+
+    /**
+     * An organisation pays a volunteer from its wallet. `key` names the reason (for example one approved hour log),
+     * so a retried or doubled request pays once: the ledger answers a repeated key with the first outcome.
+     */
+    const payFromOrganisation = Effect.fn("Ledger.payFromOrganisation")(function*(input: {
+      readonly organisationId: number
+      readonly userId: number
+      readonly cents: Cents
+      readonly description: string
+      readonly key: string
+      readonly createdBy: number | null
+    }) {
+      const move: Move = {
+        idempotencyKey: input.key,
+        requestHash: hashOf({ organisationId: input.organisationId, userId: input.userId, cents: input.cents }),
+        type: "autopay",
+        from: organisation(input.organisationId),
+        to: { _tag: "member", userId: input.userId },
+        cents: input.cents,
+        description: input.description,
+        senderId: null,
+        recipientId: input.userId,
+        listingId: null,
+        createdBy: input.createdBy
+      }
+      return yield* post("Payout", move)
+    })
+
+    /**
+     * A community admin corrects an organisation's wallet through the treasury: a positive amount is paid in from
+     * the treasury, a negative one back to it (refused with INSUFFICIENT_BALANCE below zero).
+     */
+    const adjustOrganisation = Effect.fn("Ledger.adjustOrganisation")(function*(
+      organisationId: number,
+      signedCents: Cents,
+      reason: string,
+      key: string | undefined
+    ) {
+      const admin = yield* TenantAdmin
+      const credit = signedCents > 0
+      const move: Move = {
+        idempotencyKey: `adjust:${admin.userId}:${key ?? randomUUID()}`,
+        requestHash: hashOf({ organisationId, signedCents, reason }),
+        type: "adjustment",
+        from: credit ? { _tag: "treasury" } : organisation(organisationId),
+        to: credit ? organisation(organisationId) : { _tag: "treasury" },
+        cents: Math.abs(signedCents),
+        description: reason,
+        senderId: null,
+        recipientId: null,
+        listingId: null,
+        createdBy: admin.userId
+      }
+      return yield* post(credit ? "Grant" : "Payout", move)
+    })
+
     return {
+      organisationBalance: (organisationId: number) => repo.organisationBalance(organisationId),
+      /** Newest first, one more than `perPage` rows (for cursor paging); direction is the organisation's. */
+      organisationTransactions: (organisationId: number, before: number | undefined, perPage: number) =>
+        Effect.map(
+          repo.organisationTransactions(organisationId, before, perPage + 1),
+          (rows) => rows.map(toWalletTransaction)
+        ),
+      depositToOrganisation,
+      payFromOrganisation,
+      adjustOrganisation,
       wallet: Effect.flatMap(CurrentUser, (actor) => repo.memberBalance(actor.userId)).pipe(
         Effect.map((cents) => ({ balance: fromCents(cents), currency: "hours" as const }))
       ),

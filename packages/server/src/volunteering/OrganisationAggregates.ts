@@ -1,0 +1,93 @@
+import { Effect } from "effect"
+import { TenantSql } from "../platform/TenantSql.js"
+
+/** The spec's aggregates of one organisation ("Organisation": directory and detail). */
+export interface OrganisationStats {
+  readonly opportunity_count: number
+  readonly volunteer_count: number
+  readonly total_hours: number
+  readonly average_rating: number | null
+  readonly review_count: number
+}
+
+export const emptyStats: OrganisationStats = {
+  opportunity_count: 0,
+  volunteer_count: 0,
+  total_hours: 0,
+  average_rating: null,
+  review_count: 0
+}
+
+/** Mean rating to 1 decimal (half up), as the spec asks; null without reviews. */
+export const roundRating = (mean: number | null): number | null =>
+  mean === null ? null : Math.round(mean * 10 + 1e-9) / 10
+
+interface StatsRow {
+  readonly id: string
+  readonly opportunity_count: number
+  readonly volunteer_count: number
+  readonly total_hours: string
+  readonly average_rating: string | null
+  readonly review_count: number
+}
+
+/**
+ * Aggregates for a page of organisations in ONE query, however long the page: each aggregate is a grouped
+ * subquery over the page's ids (indexes `vol_opportunities_organisation`, `vol_applications_organisation`,
+ * `vol_hours_organisation`, `reviews_target`), joined back to the ids.
+ */
+export class OrganisationAggregates extends Effect.Service<OrganisationAggregates>()("OrganisationAggregates", {
+  dependencies: [TenantSql.Default],
+  effect: Effect.gen(function*() {
+    const db = yield* TenantSql
+    const { sql } = db
+
+    const forIds = (ids: ReadonlyArray<number>) => {
+      const unique = [...new Set(ids)]
+      if (unique.length === 0) return Effect.succeed(new Map<number, OrganisationStats>())
+      return db.query((tenantId) =>
+        sql<StatsRow>`
+          SELECT ids.id,
+                 coalesce(op.n, 0)::int AS opportunity_count,
+                 coalesce(ap.n, 0)::int AS volunteer_count,
+                 coalesce(h.total, 0) AS total_hours,
+                 r.mean AS average_rating,
+                 coalesce(r.n, 0)::int AS review_count
+          FROM unnest(${unique as unknown as string}::bigint[]) AS ids (id)
+          LEFT JOIN (
+            SELECT organisation_id, count(*) AS n FROM vol_opportunities
+            WHERE tenant_id = ${tenantId} AND organisation_id IN ${sql.in(unique)} AND status = 'open'
+            GROUP BY organisation_id
+          ) op ON op.organisation_id = ids.id
+          LEFT JOIN (
+            SELECT organisation_id, count(DISTINCT user_id) AS n FROM vol_applications
+            WHERE tenant_id = ${tenantId} AND organisation_id IN ${sql.in(unique)} AND status = 'approved'
+            GROUP BY organisation_id
+          ) ap ON ap.organisation_id = ids.id
+          LEFT JOIN (
+            SELECT organisation_id, sum(hours) AS total FROM vol_hours
+            WHERE tenant_id = ${tenantId} AND organisation_id IN ${sql.in(unique)} AND status = 'approved'
+            GROUP BY organisation_id
+          ) h ON h.organisation_id = ids.id
+          LEFT JOIN (
+            SELECT target_id, count(*) AS n, avg(rating) AS mean FROM reviews
+            WHERE tenant_id = ${tenantId} AND target_type = 'organization' AND target_id IN ${sql.in(unique)}
+              AND approved
+            GROUP BY target_id
+          ) r ON r.target_id = ids.id`.pipe(
+          Effect.map((rows) =>
+            new Map(rows.map((row): [number, OrganisationStats] => [Number(row.id), {
+              opportunity_count: row.opportunity_count,
+              volunteer_count: row.volunteer_count,
+              total_hours: Number(row.total_hours),
+              average_rating: roundRating(row.average_rating === null ? null : Number(row.average_rating)),
+              review_count: row.review_count
+            }]))
+          )
+        )
+      ).pipe(Effect.withSpan("OrganisationAggregates.forIds", { attributes: { count: unique.length } }))
+    }
+
+    return { forIds } as const
+  })
+}) {}
