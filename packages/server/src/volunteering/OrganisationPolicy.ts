@@ -27,10 +27,13 @@ export class OrganisationAccess extends Effect.Service<OrganisationAccess>()("Or
 
     /** The organisation of this community, any status, or 404. */
     const find = (id: number) =>
-      Effect.flatMap(repo.findById(id), Option.match({
-        onNone: () => Effect.fail(organisationNotFound()),
-        onSome: Effect.succeed
-      }))
+      Effect.flatMap(
+        repo.findById(id),
+        Option.match({
+          onNone: () => Effect.fail(organisationNotFound()),
+          onSome: Effect.succeed
+        })
+      )
 
     const roleOf = (actor: Actor, organisation: OrganisationRow) =>
       Effect.gen(function*() {

@@ -1,6 +1,7 @@
-import type { MemberRole, MemberStatus, OrganisationStatus } from "@timebank/domain"
+import type { SqlError } from "@effect/sql/SqlError"
+import type { CurrentTenant, MemberRole, MemberStatus, OrganisationStatus } from "@timebank/domain"
 import { Effect, Option } from "effect"
-import { likePattern } from "../listings/SqlErrors.js"
+import { isUniqueViolation, likePattern } from "../listings/SqlErrors.js"
 import { TenantSql } from "../platform/TenantSql.js"
 
 /** A row of `vol_organisations`. */
@@ -72,6 +73,29 @@ export interface AdminOrganisationQuery {
 
 const ORG_TYPE = "volunteer"
 
+/** What a write found: the row, or which unique index refused it. */
+export type OrganisationWrite =
+  | { readonly _tag: "Written"; readonly row: OrganisationRow }
+  | { readonly _tag: "NameTaken" }
+  | { readonly _tag: "SlugTaken" }
+  | { readonly _tag: "NotFound" }
+
+const constraintOf = (error: SqlError) =>
+  typeof error.cause === "object" && error.cause !== null && "constraint" in error.cause
+    ? String(error.cause.constraint)
+    : ""
+
+/** The unique index that refused a write, as an outcome; other SQL errors stay errors. */
+const refusedBy = (error: SqlError): Effect.Effect<OrganisationWrite, SqlError> =>
+  !isUniqueViolation(error)
+    ? Effect.fail(error)
+    : constraintOf(error) === "vol_organisations_tenant_slug"
+    ? Effect.succeed({ _tag: "SlugTaken" })
+    : Effect.succeed({ _tag: "NameTaken" })
+
+const written = (rows: ReadonlyArray<OrganisationRow>): OrganisationWrite =>
+  rows[0] === undefined ? { _tag: "NotFound" } : { _tag: "Written", row: rows[0] }
+
 /** Volunteering organisations of the current tenant and their volunteer-module memberships. */
 export class OrganisationRepo extends Effect.Service<OrganisationRepo>()("OrganisationRepo", {
   dependencies: [TenantSql.Default],
@@ -105,7 +129,7 @@ export class OrganisationRepo extends Effect.Service<OrganisationRepo>()("Organi
         ),
 
       /** Inserts the organisation; the caller adds the owner membership in the same transaction. */
-      insert: (row: OrganisationInsert) =>
+      insert: (row: OrganisationInsert): Effect.Effect<OrganisationWrite, never, CurrentTenant> =>
         db.query((tenantId) =>
           sql<OrganisationRow>`
             INSERT INTO vol_organisations ${
@@ -121,15 +145,25 @@ export class OrganisationRepo extends Effect.Service<OrganisationRepo>()("Organi
               location: row.location,
               status: row.status
             })
-          } RETURNING *`.pipe(Effect.map((rows) => rows[0]!))
+          }
+            ON CONFLICT (tenant_id, slug) DO NOTHING
+            RETURNING *`.pipe(
+            // A taken slug skips the row (and keeps the transaction usable for the next attempt).
+            Effect.map((rows): OrganisationWrite => rows[0] === undefined ? { _tag: "SlugTaken" } : written(rows)),
+            Effect.catchTag("SqlError", refusedBy)
+          )
         ),
 
-      update: (id: number, patch: OrganisationPatch) =>
+      /** A rename may find the name taken (another organisation, same moment). */
+      update: (id: number, patch: OrganisationPatch): Effect.Effect<OrganisationWrite, never, CurrentTenant> =>
         db.query((tenantId) => {
           const changes = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined))
           return sql<OrganisationRow>`
             UPDATE vol_organisations SET ${sql.update({ ...changes, updated_at: new Date() })}
-            WHERE tenant_id = ${tenantId} AND id = ${id} RETURNING *`.pipe(Effect.map(first))
+            WHERE tenant_id = ${tenantId} AND id = ${id} RETURNING *`.pipe(
+            Effect.map(written),
+            Effect.catchTag("SqlError", refusedBy)
+          )
         }),
 
       /** Visible (`active`/`approved`) organisations, newest first (index `vol_organisations_directory`). */
