@@ -1,1 +1,2 @@
+export * from "./Opportunity.js"
 export * from "./Organisation.js"

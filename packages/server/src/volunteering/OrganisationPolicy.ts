@@ -1,4 +1,12 @@
-import { type Actor, type CurrentTenant, CurrentUser, Forbidden, type MemberRole, NotFound } from "@timebank/domain"
+import {
+  type Actor,
+  type CurrentTenant,
+  CurrentUser,
+  Forbidden,
+  isVisibleStatus,
+  type MemberRole,
+  NotFound
+} from "@timebank/domain"
 import { Context, Effect, Option } from "effect"
 import { OrganisationRepo, type OrganisationRow } from "./OrganisationRepo.js"
 
@@ -11,6 +19,21 @@ export class OrganisationManager extends Context.Tag("Policy/OrganisationManager
 }>() {}
 
 export const organisationNotFound = () => NotFound.of("Organisation")
+
+/**
+ * Owners keep reading a suspended organisation's dashboards, but may not change anything while it is suspended
+ * (profile, wallet, opportunities, reviews of applications and hours).
+ */
+export const requireNotSuspended = (organisation: Pick<OrganisationRow, "status">) =>
+  organisation.status === "suspended"
+    ? Effect.fail(new Forbidden({ message: "This organisation is suspended" }))
+    : Effect.void
+
+/** Only an `active` (or legacy `approved`) organisation posts opportunities and takes volunteers. */
+export const requireActive = (organisation: Pick<OrganisationRow, "status">) =>
+  isVisibleStatus(organisation.status)
+    ? Effect.void
+    : Effect.fail(new Forbidden({ message: `This organisation is ${organisation.status}, not active` }))
 
 /** Site-level `super_admin` or `god` (spec "Authorisation rules" 6). */
 const isSiteSuperAdmin = (actor: Actor) => actor.isSuperAdmin || actor.isGod
