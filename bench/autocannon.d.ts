@@ -6,6 +6,19 @@ declare module "autocannon" {
     readonly duration?: number
     readonly method?: string
     readonly headers?: Record<string, string>
+    /** A sequence of requests each connection cycles through; `setupRequest` may change each one as it is sent. */
+    readonly requests?: ReadonlyArray<RequestSpec>
+  }
+  interface RequestSpec {
+    readonly path?: string
+    readonly method?: string
+    readonly headers?: Record<string, string>
+    readonly setupRequest?: (request: RawRequest) => RawRequest
+  }
+  interface RawRequest {
+    path: string
+    method: string
+    headers: Record<string, string>
   }
   interface Histogram {
     readonly average: number

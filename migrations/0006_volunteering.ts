@@ -84,6 +84,9 @@ export default Effect.gen(function*() {
     )`
   yield* sql`CREATE INDEX vol_applications_organisation ON vol_applications (organisation_id, status, user_id)`
   yield* sql`CREATE INDEX vol_applications_organisation_id ON vol_applications (organisation_id, id DESC)`
+  // The dashboard's status-filtered list, newest first, stays fast when a status is rare.
+  yield* sql`CREATE INDEX vol_applications_organisation_status_id
+             ON vol_applications (organisation_id, status, id DESC)`
   yield* sql`CREATE INDEX vol_applications_user ON vol_applications (user_id, id DESC)`
 
   yield* sql`
@@ -106,6 +109,8 @@ export default Effect.gen(function*() {
       updated_at timestamptz NOT NULL DEFAULT now()
     )`
   yield* sql`CREATE INDEX vol_hours_organisation ON vol_hours (organisation_id, status, id DESC)`
+  // Approved hours per volunteer of one organisation (dashboard volunteers list).
+  yield* sql`CREATE INDEX vol_hours_organisation_status_user ON vol_hours (organisation_id, status, user_id)`
   yield* sql`CREATE INDEX vol_hours_user ON vol_hours (user_id, id DESC)`
 
   yield* sql`

@@ -6,6 +6,7 @@ import m0003 from "./0003_identity.js"
 import m0004 from "./0004_ledger.js"
 import m0005 from "./0005_listings.js"
 import m0006 from "./0006_volunteering.js"
+import m0007 from "./0007_events.js"
 
 /** Forward-only migrations, in order. A landed migration is never edited; add a new one. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
@@ -14,5 +15,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0003_identity": m0003,
   "0004_ledger": m0004,
   "0005_listings": m0005,
-  "0006_volunteering": m0006
+  "0006_volunteering": m0006,
+  "0007_events": m0007
 }

@@ -1,4 +1,9 @@
 import { HttpApi, OpenApi } from "@effect/platform"
+import { AdminEventsApi } from "./events/AdminEventsApi.js"
+import { EventImageApi } from "./events/EventImageApi.js"
+import { EventRsvpApi } from "./events/EventRsvpApi.js"
+import { EventsApi } from "./events/EventsApi.js"
+import { PollsApi } from "./events/PollsApi.js"
 import { ValidationFailedResponse } from "./http/ApiError.js"
 import { reportAllDecodeErrors } from "./http/DecodeAll.js"
 import { AdminUsersApi } from "./identity/AdminUsersApi.js"
@@ -13,6 +18,11 @@ import { SystemApi } from "./system/SystemApi.js"
 import { AdminConfigApi } from "./tenancy/AdminConfigApi.js"
 import { SuperTenantsApi } from "./tenancy/SuperTenantsApi.js"
 import { TenancyApi } from "./tenancy/TenancyApi.js"
+import { AdminOrganisationsApi } from "./volunteering/AdminOrganisationsApi.js"
+import { ApplicationsApi, HoursApi, OpportunitiesApi } from "./volunteering/OpportunitiesApi.js"
+import { OrganisationDashboardApi } from "./volunteering/OrganisationDashboardApi.js"
+import { OrganisationsApi } from "./volunteering/OrganisationsApi.js"
+import { ReviewsApi } from "./volunteering/ReviewsApi.js"
 
 class Contract extends HttpApi.make("timebank")
   .add(SystemApi)
@@ -31,6 +41,18 @@ class Contract extends HttpApi.make("timebank")
   .add(AdminCategoriesApi)
   .add(AttributesApi)
   .add(AdminAttributesApi)
+  .add(OrganisationDashboardApi)
+  .add(OpportunitiesApi)
+  .add(ApplicationsApi)
+  .add(HoursApi)
+  .add(AdminOrganisationsApi)
+  .add(OrganisationsApi)
+  .add(ReviewsApi)
+  .add(PollsApi)
+  .add(EventImageApi)
+  .add(EventRsvpApi)
+  .add(EventsApi)
+  .add(AdminEventsApi)
   .addError(ValidationFailedResponse)
   .annotate(OpenApi.Title, "timebank")
   .annotate(OpenApi.Version, "2.0.0")

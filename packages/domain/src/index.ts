@@ -1,5 +1,7 @@
 export * from "./Api.js"
+export * from "./events/index.js"
 export * from "./http/ApiError.js"
+export * from "./http/BodyLimit.js"
 export * from "./http/Cursor.js"
 export * from "./http/DecodeAll.js"
 export * from "./http/Envelope.js"

@@ -1,6 +1,18 @@
 import { type HttpApi, HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServerResponse } from "@effect/platform"
-import { Api, ListingCreateRateLimit, LoginRateLimit, RegisterRateLimit } from "@timebank/domain"
+import {
+  Api,
+  EventCreateRateLimit,
+  EventDeleteRateLimit,
+  EventImageRateLimit,
+  ListingCreateRateLimit,
+  LoginRateLimit,
+  OrganisationDetailRateLimit,
+  OrganisationDirectoryRateLimit,
+  OrganisationRegistrationRateLimit,
+  RegisterRateLimit
+} from "@timebank/domain"
 import { Effect, Layer } from "effect"
+import { EventsClusterLive, EventsLive } from "./events/index.js"
 import {
   AdminUsersLive,
   AuthenticationLive,
@@ -13,6 +25,7 @@ import {
 import { LedgerClusterLive, LedgerHttpLive, LedgerService, LedgerVerify } from "./ledger/index.js"
 import { ListingsLive } from "./listings/index.js"
 import { AppConfig } from "./platform/AppConfig.js"
+import { FileStore, serveUpload, UPLOADS_PATH } from "./platform/FileStore.js"
 import { DecodeErrorsLive, httpEdge } from "./platform/HttpEdge.js"
 import { rateLimitLayer } from "./platform/RateLimit.js"
 import { RouteTable } from "./platform/RouteTable.js"
@@ -31,10 +44,16 @@ const DOCS_PATH = "/api/docs"
 const OPENAPI_PATH = "/api/v2/openapi.json"
 const FRAMEWORK_HEALTH_PATH = "/api/framework/health"
 
-/** Routes served outside the HttpApi contract. */
+const UPLOADS_ROUTE = `${UPLOADS_PATH}/*`
+
+/** Routes served outside the HttpApi contract: the framework health check and stored uploads. */
 const RawRoutesLive = HttpApiBuilder.Router.use((router) =>
-  router.get(FRAMEWORK_HEALTH_PATH, HttpServerResponse.unsafeJson({ status: "ok" }))
-)
+  Effect.gen(function*() {
+    const store = yield* FileStore
+    yield* router.get(FRAMEWORK_HEALTH_PATH, HttpServerResponse.unsafeJson({ status: "ok" }))
+    yield* router.get(UPLOADS_ROUTE, serveUpload(store))
+  })
+).pipe(Layer.provide(FileStore.Default))
 
 /** Middleware that groups declare: the tenant of the request, then its caller. */
 const MiddlewareLive = Layer.mergeAll(
@@ -44,7 +63,13 @@ const MiddlewareLive = Layer.mergeAll(
   // The rate limits the contract declares (spec "Limits"), one line each.
   rateLimitLayer(LoginRateLimit),
   rateLimitLayer(RegisterRateLimit),
-  rateLimitLayer(ListingCreateRateLimit)
+  rateLimitLayer(ListingCreateRateLimit),
+  rateLimitLayer(EventCreateRateLimit),
+  rateLimitLayer(EventDeleteRateLimit),
+  rateLimitLayer(EventImageRateLimit),
+  rateLimitLayer(OrganisationRegistrationRateLimit),
+  rateLimitLayer(OrganisationDirectoryRateLimit),
+  rateLimitLayer(OrganisationDetailRateLimit)
 )
 
 /** Every feature's handlers, with the middleware they declare. */
@@ -56,11 +81,12 @@ export const FeaturesLive = Layer.mergeAll(
   AdminUsersLive,
   LedgerHttpLive,
   ListingsLive,
-  VolunteeringLive
+  VolunteeringLive,
+  EventsLive
 ).pipe(Layer.provideMerge(MiddlewareLive), Layer.provide(LedgerService.Default))
 
 /** What a serving process runs on the cluster: entities and outbox subscribers (needs Sharding). */
-export const ClusterFeaturesLive = LedgerClusterLive.pipe(
+export const ClusterFeaturesLive = Layer.mergeAll(LedgerClusterLive, EventsClusterLive).pipe(
   Layer.provide(LedgerService.Default),
   Layer.provide(TenantRepo.Default)
 )
@@ -85,7 +111,8 @@ export const makeHttpLive = <R>(api: HttpApi.HttpApi.Any, apiLive: Layer.Layer<H
     const routes = RouteTable.fromApi(api, [
       { method: "GET", path: FRAMEWORK_HEALTH_PATH },
       { method: "GET", path: OPENAPI_PATH },
-      { method: "GET", path: DOCS_PATH }
+      { method: "GET", path: DOCS_PATH },
+      { method: "GET", path: UPLOADS_ROUTE }
     ])
     return HttpApiBuilder.serve().pipe(
       // No trace exporter is configured yet; a span per request would only cost time.

@@ -58,6 +58,20 @@ export class LedgerRepo extends Effect.Service<LedgerRepo>()("LedgerRepo", {
       organisationBalance: (organisationId: number) => balance("organisation", organisationId),
       organisationTransactions: (organisationId: number, before: number | undefined, limit: number) =>
         transactions("organisation", organisationId, before, limit),
+      /** Wallet balances of many organisations in one query (index `ledger_accounts_owner`); absent → 0. */
+      organisationBalances: (organisationIds: ReadonlyArray<number>) => {
+        const unique = [...new Set(organisationIds)]
+        if (unique.length === 0) return Effect.succeed(new Map<number, Cents>() as ReadonlyMap<number, Cents>)
+        return db.query((tenantId) =>
+          sql<{ owner_id: string; balance: string }>`
+            SELECT owner_id, balance FROM ledger_accounts
+            WHERE tenant_id = ${tenantId} AND kind = 'organisation' AND owner_id IN ${sql.in(unique)}`.pipe(
+            Effect.map((rows): ReadonlyMap<number, Cents> =>
+              new Map(rows.map((r) => [Number(r.owner_id), centsFromNumeric(r.balance)]))
+            )
+          )
+        )
+      },
       memberTransaction: (userId: number, transactionId: number) =>
         db.query((tenantId) =>
           sql<MemberTransactionRow>`${memberEntries(tenantId, userId)} AND t.id = ${transactionId}`.pipe(

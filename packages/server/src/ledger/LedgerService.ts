@@ -249,8 +249,42 @@ export class LedgerService extends Effect.Service<LedgerService>()("LedgerServic
       return yield* post(credit ? "Grant" : "Payout", move)
     })
 
+    /**
+     * An event's organiser pays a checked-in attendee (decisions D8). The key names the attendee of the event, so
+     * a repeated check-in returns the first transaction and never pays twice.
+     */
+    const payCheckIn = Effect.fn("Ledger.payCheckIn")(function*(input: {
+      readonly eventId: number
+      readonly organiserId: number
+      readonly attendeeId: number
+      readonly cents: Cents
+      readonly description: string
+      readonly createdBy: number
+    }) {
+      const move: Move = {
+        idempotencyKey: `checkin:${input.eventId}:${input.attendeeId}`,
+        requestHash: hashOf({ eventId: input.eventId, attendeeId: input.attendeeId }),
+        type: "checkin",
+        from: { _tag: "member", userId: input.organiserId },
+        to: { _tag: "member", userId: input.attendeeId },
+        cents: input.cents,
+        description: input.description,
+        senderId: input.organiserId,
+        recipientId: input.attendeeId,
+        listingId: null,
+        createdBy: input.createdBy
+      }
+      return yield* post("Transfer", move).pipe(
+        // The hash names only event and attendee, so a key can never meet a different request.
+        Effect.catchTag("IdempotencyConflict", Effect.die)
+      )
+    })
+
     return {
+      payCheckIn,
       organisationBalance: (organisationId: number) => repo.organisationBalance(organisationId),
+      /** Balances (cents) of a page of organisations, one query; organisations without an account have 0. */
+      organisationBalances: (organisationIds: ReadonlyArray<number>) => repo.organisationBalances(organisationIds),
       /** Newest first, one more than `perPage` rows (for cursor paging); direction is the organisation's. */
       organisationTransactions: (organisationId: number, before: number | undefined, perPage: number) =>
         Effect.map(

@@ -69,6 +69,13 @@ export class CategoryRepo extends Effect.Service<CategoryRepo>()("CategoryRepo",
           )
         ),
 
+      /** By slug within one type (`categories_tenant_type_slug`); events name their category this way. */
+      findBySlug: (type: CategoryType, slug: string) =>
+        db.query((tenantId) =>
+          sql<CategoryRow>`SELECT * FROM categories
+            WHERE tenant_id = ${tenantId} AND type = ${type} AND slug = ${slug}`.pipe(Effect.map(first))
+        ),
+
       /** One query for a whole page of listings. */
       byIds: (ids: ReadonlyArray<number>) => {
         const unique = [...new Set(ids)]

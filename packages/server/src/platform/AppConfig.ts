@@ -11,6 +11,8 @@ export class AppConfig extends Effect.Service<AppConfig>()("AppConfig", {
       /** Prefix of every key this service writes to Redis, so deployments (and test runs) can share one server. */
       redisKeyPrefix: yield* Config.string("REDIS_KEY_PREFIX").pipe(Config.withDefault("timebank:")),
       dataDir: yield* Config.string("DATA_DIR").pipe(Config.withDefault("./.data")),
+      /** Where the local file store keeps uploads; unset → `<DATA_DIR>/uploads` (FileStore). */
+      uploadsDir: yield* Config.option(Config.string("UPLOADS_DIR")),
       embeddedDbPort: yield* Config.port("EMBEDDED_DB_PORT").pipe(Config.withDefault(54329)),
       dbPoolSize: yield* Config.integer("DB_POOL_SIZE").pipe(Config.withDefault(10)),
       tenantRls: yield* Config.boolean("DB_TENANT_RLS").pipe(Config.withDefault(false)),

@@ -39,18 +39,29 @@ export const httpEdge = (options: EdgeOptions) =>
       yield* HttpApp.appendPreResponseHandler((_req, response) =>
         Effect.succeed(HttpServerResponse.setHeader(response, "x-request-id", requestId))
       )
+      const maxBodyBytes = bodyCapOf(request, options)
       // Refuse a declared oversize body before reading it, so the client gets the 413 instead of a reset socket.
-      if (Number(request.headers["content-length"] ?? 0) > options.maxBodyBytes) return payloadTooLarge(options)
+      if (Number(request.headers["content-length"] ?? 0) > maxBodyBytes) return payloadTooLarge(maxBodyBytes)
       return yield* app.pipe(
-        HttpIncomingMessage.withMaxBodySize(Option.some(options.maxBodyBytes)),
-        Effect.catchAllCause((cause) => edgeResponse(cause, request, requestId, options)),
+        HttpIncomingMessage.withMaxBodySize(Option.some(maxBodyBytes)),
+        Effect.catchAllCause((cause) => edgeResponse(cause, request, requestId, options, maxBodyBytes)),
         Effect.annotateLogs({ request_id: requestId })
       )
     })
   )
 
-const payloadTooLarge = (options: EdgeOptions) =>
-  errorJson(413, single("PAYLOAD_TOO_LARGE", `Request body exceeds ${options.maxBodyBytes} bytes`))
+/** The default cap, raised for a route whose contract declares a larger one (`MaxBodyBytes`, uploads). */
+const bodyCapOf = (request: HttpServerRequest.HttpServerRequest, options: EdgeOptions): number => {
+  if (!options.routes.hasBodyCaps) return options.maxBodyBytes
+  const pathname = request.url.split("?")[0] ?? ""
+  return Option.match(options.routes.maxBodyBytes(request.method, pathname), {
+    onNone: () => options.maxBodyBytes,
+    onSome: (cap) => Math.max(cap, options.maxBodyBytes)
+  })
+}
+
+const payloadTooLarge = (maxBodyBytes: number) =>
+  errorJson(413, single("PAYLOAD_TOO_LARGE", `Request body exceeds ${maxBodyBytes} bytes`))
 
 const failureTag = (u: unknown): string => typeof u === "object" && u !== null && "_tag" in u ? String(u._tag) : ""
 
@@ -58,29 +69,33 @@ const edgeResponse = (
   cause: Cause.Cause<unknown>,
   request: HttpServerRequest.HttpServerRequest,
   requestId: string,
-  options: EdgeOptions
+  options: EdgeOptions,
+  maxBodyBytes: number
 ) => {
   // The app's error type is `never`, but typed failures are still in the cause; hand them on unchanged.
   const passOn = Effect.failCause(cause as Cause.Cause<never>)
   if (Cause.isInterruptedOnly(cause)) return passOn
   const failure = Cause.failureOption(cause)
   if (Option.isSome(failure) && failureTag(failure.value) !== "RouteNotFound") return passOn
-  return errorResponse(cause, request, requestId, options)
+  return errorResponse(cause, request, requestId, options, maxBodyBytes)
 }
 
 const errorResponse = (
   cause: Cause.Cause<unknown>,
   request: HttpServerRequest.HttpServerRequest,
   requestId: string,
-  options: EdgeOptions
+  options: EdgeOptions,
+  maxBodyBytes: number
 ) => {
   const error = Cause.squash(cause)
   const tag = failureTag(error)
   if (tag === "RouteNotFound") {
     const pathname = new URL(request.url, "http://x").pathname
     const allowed = options.routes.allowedMethods(pathname)
+    // A path the router could not match although its method is allowed there (such as a malformed percent
+    // escape) is not a wrong method: it names nothing.
     return Effect.succeed(
-      allowed.length > 0
+      allowed.length > 0 && !allowed.includes(request.method)
         ? errorJson(405, single("METHOD_NOT_ALLOWED", `${request.method} is not allowed here`), {
           allow: allowed.join(", ")
         })
@@ -89,7 +104,9 @@ const errorResponse = (
   }
   if (tag === "RequestError") {
     const inner = (error as { cause?: unknown }).cause
-    if (inner instanceof Error && inner.message === "maxBytes exceeded") return Effect.succeed(payloadTooLarge(options))
+    if (inner instanceof Error && inner.message === "maxBytes exceeded") {
+      return Effect.succeed(payloadTooLarge(maxBodyBytes))
+    }
     if (inner instanceof SyntaxError) {
       return Effect.succeed(errorJson(400, single("INVALID_JSON", "Request body is not valid JSON")))
     }

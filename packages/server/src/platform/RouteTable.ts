@@ -1,23 +1,46 @@
 import { HttpApi } from "@effect/platform"
+import { MaxBodyBytes } from "@timebank/domain"
+import { Context, Option } from "effect"
 
 export interface RouteEntry {
   readonly method: string
   readonly path: string
+  /** A body cap of this route other than the edge's default (an upload); see `MaxBodyBytes`. */
+  readonly maxBodyBytes?: number | undefined
 }
 
-/** Answers "which methods does this path accept?", so that a known path with a wrong method gets 405, not 404. */
+interface Pattern {
+  readonly method: string
+  readonly regex: RegExp
+}
+
+/**
+ * Answers "which methods does this path accept?", so that a known path with a wrong method gets 405, not 404; and
+ * "how large may this request's body be?", for the few routes whose contract raises the cap.
+ */
 export class RouteTable {
-  private readonly patterns: ReadonlyArray<{ readonly method: string; readonly regex: RegExp }>
+  private readonly patterns: ReadonlyArray<Pattern>
+  private readonly bodyCaps: ReadonlyArray<Pattern & { readonly maxBodyBytes: number }>
 
   constructor(routes: ReadonlyArray<RouteEntry>) {
     this.patterns = routes.map((r) => ({ method: r.method.toUpperCase(), regex: toRegex(r.path) }))
+    this.bodyCaps = routes.flatMap((r) =>
+      r.maxBodyBytes === undefined
+        ? []
+        : [{ method: r.method.toUpperCase(), regex: toRegex(r.path), maxBodyBytes: r.maxBodyBytes }]
+    )
   }
 
   static fromApi(api: HttpApi.HttpApi.Any, extra: ReadonlyArray<RouteEntry> = []): RouteTable {
     const routes: Array<RouteEntry> = [...extra]
     HttpApi.reflect(api as HttpApi.HttpApi.AnyWithProps, {
       onGroup: () => {},
-      onEndpoint: ({ endpoint }) => routes.push({ method: endpoint.method, path: endpoint.path })
+      onEndpoint: ({ endpoint }) =>
+        routes.push({
+          method: endpoint.method,
+          path: endpoint.path,
+          maxBodyBytes: Option.getOrUndefined(Context.getOption(endpoint.annotations, MaxBodyBytes))
+        })
     })
     return new RouteTable(routes)
   }
@@ -26,6 +49,19 @@ export class RouteTable {
     const methods = new Set<string>()
     for (const p of this.patterns) if (p.regex.test(pathname)) methods.add(p.method)
     return [...methods].sort()
+  }
+
+  /** The body cap a route declares for itself, if any; other requests keep the edge's default. */
+  maxBodyBytes(method: string, pathname: string): Option.Option<number> {
+    for (const cap of this.bodyCaps) {
+      if (cap.method === method && cap.regex.test(pathname)) return Option.some(cap.maxBodyBytes)
+    }
+    return Option.none()
+  }
+
+  /** Whether any route declares its own body cap (most tables have none, and then no path needs parsing). */
+  get hasBodyCaps(): boolean {
+    return this.bodyCaps.length > 0
   }
 }
 

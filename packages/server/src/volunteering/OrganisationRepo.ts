@@ -230,6 +230,56 @@ export class OrganisationRepo extends Effect.Service<OrganisationRepo>()("Organi
             ORDER BY CASE role WHEN 'owner' THEN 0 WHEN 'admin' THEN 1 ELSE 2 END, id`
         ),
 
+      /** One offset page of `members` (same order), with the total; index `(organisation_id, user_id, org_type)`. */
+      membersPage: (organisationId: number, page: number, perPage: number) =>
+        db.query((tenantId) => {
+          const where = sql`tenant_id = ${tenantId} AND organisation_id = ${organisationId} AND org_type = ${ORG_TYPE}`
+          return Effect.all({
+            rows: sql<MembershipRow>`
+              SELECT id, organisation_id, user_id, role, status, created_at FROM vol_organisation_members
+              WHERE ${where}
+              ORDER BY CASE role WHEN 'owner' THEN 0 WHEN 'admin' THEN 1 ELSE 2 END, id
+              LIMIT ${perPage} OFFSET ${(page - 1) * perPage}`,
+            total: sql<{ n: number }>`SELECT count(*)::int AS n FROM vol_organisation_members WHERE ${where}`.pipe(
+              Effect.map((rows) => rows[0]?.n ?? 0)
+            )
+          }, { concurrency: 2 })
+        }),
+
+      /** Active memberships per organisation of a page, in one query; organisations without any are absent. */
+      activeMemberCounts: (organisationIds: ReadonlyArray<number>) => {
+        const unique = [...new Set(organisationIds)]
+        if (unique.length === 0) return Effect.succeed(new Map<number, number>() as ReadonlyMap<number, number>)
+        return db.query((tenantId) =>
+          sql<{ organisation_id: string; n: number }>`
+            SELECT organisation_id, count(*)::int AS n FROM vol_organisation_members
+            WHERE tenant_id = ${tenantId} AND organisation_id IN ${sql.in(unique)} AND org_type = ${ORG_TYPE}
+              AND status = 'active'
+            GROUP BY organisation_id`.pipe(
+            Effect.map((rows): ReadonlyMap<number, number> =>
+              new Map(rows.map((r) => [Number(r.organisation_id), r.n]))
+            )
+          )
+        )
+      },
+
+      /**
+       * Sets the status under a row lock and returns the row with the status it had before (none: not an
+       * organisation of this tenant). Setting the status it already has changes nothing, not even `updated_at`.
+       */
+      setStatus: (id: number, status: OrganisationStatus) =>
+        db.query((tenantId) =>
+          sql<OrganisationRow & { readonly previous_status: OrganisationStatus }>`
+            WITH old AS (
+              SELECT id, status FROM vol_organisations WHERE tenant_id = ${tenantId} AND id = ${id} FOR UPDATE
+            )
+            UPDATE vol_organisations o
+            SET status = ${status},
+                updated_at = CASE WHEN old.status = ${status} THEN o.updated_at ELSE now() END
+            FROM old WHERE o.id = old.id
+            RETURNING o.*, old.status AS previous_status`.pipe(Effect.map(first))
+        ),
+
       /**
        * Organisations the user runs: an active `owner`/`admin` membership, or created by them. Newest first, with
        * the user's role (`owner` for the creator).

@@ -19,7 +19,7 @@ const unknownOwner = (id: number): OrganisationOwner => ({
 })
 
 /** The fields every organisation view shares (never `balance`, `auto_pay_enabled`, `tenant_id`). */
-const directoryFields = (row: OrganisationRow, owner: OrganisationOwner, stats: OrganisationStats) => ({
+export const directoryFields = (row: OrganisationRow, owner: OrganisationOwner, stats: OrganisationStats) => ({
   id: Number(row.id) as OrganisationId,
   name: row.name,
   description: row.description,
@@ -68,7 +68,9 @@ export class OrganisationViews extends Effect.Service<OrganisationViews>()("Orga
       Effect.map(related(rows), (of) =>
         rows.map((row) => {
           const { owner, stats } = of(row)
-          return DirectoryOrganisation.make(directoryFields(row, owner, stats))
+          // No validation on construction: the row types already guarantee the fields, and the HTTP edge checks
+          // them again when it encodes the response (the directory is the hottest public read).
+          return DirectoryOrganisation.make(directoryFields(row, owner, stats), true)
         }))
 
     const detail = (row: OrganisationRow) =>

@@ -1,0 +1,400 @@
+// The public organisation directory, GET /api/v2/volunteering/organisations?per_page=20: our API against a bare
+// node:http + pg server doing the equivalent SQL (page, owners, aggregates; bench/servers/bareDirectory.ts), in one
+// run, on one database, with the same load settings (BENCH_CONNECTIONS, BENCH_WARMUP, BENCH_DURATION).
+//
+// Set-up (not measured): one PostgreSQL (embedded in a temp dir, or DATABASE_URL); a tenant made through the
+// super-admin API; BENCH_ORGANISATIONS organisations (default 10,000; every 10th pending or suspended, so not
+// listed) with owners, opportunities (open and closed), applications (approved and pending, some members approved
+// twice), hour logs and reviews, written straight to the database with generate_series, then ANALYZE.
+//
+// Rate limit: the directory allows 60 requests a minute per client IP (spec "Limits") and the service has no switch
+// to turn that off (nor should it). The API runs with TRUST_PROXY=true and every request of the load carries an
+// X-Forwarded-For address of its own (autocannon `setupRequest`), so the limiter is on the path of every request
+// (as in production) without refusing any. The baseline receives the same header and ignores it.
+//
+// Measured: (1) the first page; (2) a cycle of the first page and four cursor pages (page 2, 10, 100, and the last
+// full page); (3) a search (`?search=river`), each on both servers. The headline ratio is (2).
+// Checks: every answer 2xx; the pages used hold 20 items; both servers answer the very same JSON for each path;
+// the aggregates of every organisation on those pages equal an independent per-organisation SQL count; a walk
+// through the whole directory (per_page=50) sees every visible organisation once, id-descending, and ends without
+// a cursor; the API's answers carry the directory's X-RateLimit-Limit of 60.
+import autocannon from "autocannon"
+import { randomBytes, randomUUID } from "node:crypto"
+import pg from "pg"
+import {
+  type Child,
+  type Database,
+  envInt,
+  freePort,
+  type HttpAnswer,
+  httpClient,
+  type Load,
+  loadSettings,
+  printResult,
+  printTable,
+  startDatabase,
+  startNode,
+  stopChild,
+  waitForOk
+} from "./lib.js"
+
+const PATH = "/api/v2/volunteering/organisations"
+
+const settings = () => ({
+  organisations: envInt("BENCH_ORGANISATIONS", 10_000),
+  owners: envInt("BENCH_OWNERS", 1_000),
+  volunteers: envInt("BENCH_VOLUNTEERS", 2_000)
+})
+
+type Client = ReturnType<typeof httpClient>
+
+/** A different client address for each request (10.0.0.0/8 has room for 16 million). */
+let ipCounter = 0
+const nextIp = () => {
+  const n = ipCounter++ % 0xffffff
+  return `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`
+}
+
+const expectStatus = (what: string, answer: HttpAnswer, status: number): unknown => {
+  if (answer.status !== status) throw new Error(`${what}: expected ${status}, got ${answer.status} ${answer.text}`)
+  return JSON.parse(answer.text)
+}
+
+const login = async (client: Client, headers: Record<string, string>, email: string, password: string) =>
+  (expectStatus(
+    `login ${email}`,
+    await client.send("POST", "/api/v2/auth/login", {
+      headers: { ...headers, "x-forwarded-for": nextIp() },
+      json: { email, password }
+    }),
+    200
+  ) as { access_token: string }).access_token
+
+/** The bootstrap super-admin is created while the server already answers; try a few times. */
+const superAdminLogin = async (client: Client, email: string, password: string) => {
+  for (let attempt = 1;; attempt++) {
+    try {
+      return await login(client, { "x-tenant-slug": "platform" }, email, password)
+    } catch (error) {
+      if (attempt >= 8) throw error
+      await new Promise((resolve) => setTimeout(resolve, 500))
+    }
+  }
+}
+
+const createTenant = async (client: Client, superToken: string, slug: string): Promise<number> => {
+  const created = expectStatus(
+    `create tenant ${slug}`,
+    await client.send("POST", "/api/v2/admin/super/tenants", {
+      headers: { "x-tenant-slug": "platform", authorization: `Bearer ${superToken}` },
+      json: {
+        slug,
+        name: `Bench ${slug}`,
+        admin: {
+          email: `admin@${slug}.bench.test`,
+          password: randomBytes(12).toString("hex"),
+          first_name: "Bench",
+          last_name: "Admin"
+        }
+      }
+    }),
+    201
+  ) as { data: { id: number } }
+  return created.data.id
+}
+
+const THEMES = ["planting trees", "sorting food", "river cleaning", "tutoring kids", "visiting elders", "repair cafe"]
+
+/** The data set, straight into the database; returns how many organisations the directory lists. */
+const seed = async (db: pg.Pool, tenantId: number, s: ReturnType<typeof settings>): Promise<number> => {
+  const users = async (label: string, count: number) =>
+    (await db.query<{ id: string }>(
+      `INSERT INTO users (tenant_id, email, first_name, last_name, status, is_approved, avatar_url)
+       SELECT $1, $2 || g || '@bench.test', initcap($2), 'No. ' || g, 'active', true,
+              CASE WHEN g % 3 = 0 THEN 'https://img.example.org/' || $2 || g || '.png' END
+       FROM generate_series(1, $3) g RETURNING id`,
+      [tenantId, label, count]
+    )).rows.map((r) => r.id)
+  const owners = await users("owner", s.owners)
+  const volunteers = await users("volunteer", s.volunteers)
+  await db.query(
+    `INSERT INTO vol_organisations (tenant_id, user_id, name, slug, description, contact_email, website, location,
+                                    status, created_at)
+     SELECT $1, ($2::bigint[])[1 + g % cardinality($2::bigint[])], 'Organisation ' || lpad(g::text, 5, '0'),
+            'organisation-' || g,
+            'Volunteers ' || ($4::text[])[1 + g % cardinality($4::text[])] || ' in district ' || (g % 37) || '.',
+            'org' || g || '@bench.test',
+            CASE WHEN g % 2 = 0 THEN 'https://org' || g || '.example.org' END,
+            CASE WHEN g % 3 = 0 THEN 'District ' || (g % 37) END,
+            CASE WHEN g % 20 = 0 THEN 'pending' WHEN g % 20 = 10 THEN 'suspended'
+                 WHEN g % 7 = 0 THEN 'approved' ELSE 'active' END,
+            now() - ($3 - g) * interval '1 minute'
+     FROM generate_series(1, $3) g`,
+    [tenantId, owners, s.organisations, THEMES]
+  )
+  await db.query(
+    `INSERT INTO vol_organisation_members (tenant_id, organisation_id, user_id, role, status)
+     SELECT tenant_id, id, user_id, 'owner', 'active' FROM vol_organisations WHERE tenant_id = $1`,
+    [tenantId]
+  )
+  // 1 to 4 opportunities each; every third one closed.
+  await db.query(
+    `INSERT INTO vol_opportunities (tenant_id, organisation_id, created_by, title, description, status)
+     SELECT o.tenant_id, o.id, o.user_id, 'Opportunity ' || k, 'Come and help.',
+            CASE WHEN k % 3 = 0 THEN 'closed' ELSE 'open' END
+     FROM vol_organisations o, generate_series(1, 1 + o.id::int % 4) k WHERE o.tenant_id = $1`,
+    [tenantId]
+  )
+  // 0 to 4 applicants per opportunity, drawn so that some members apply to several opportunities of one organisation.
+  await db.query(
+    `INSERT INTO vol_applications (tenant_id, opportunity_id, organisation_id, user_id, status)
+     SELECT p.tenant_id, p.id, p.organisation_id,
+            ($2::bigint[])[1 + ((p.organisation_id * 7 + j) % cardinality($2::bigint[]))::int],
+            CASE WHEN j % 3 = 0 THEN 'pending' ELSE 'approved' END
+     FROM vol_opportunities p, generate_series(1, p.id::int % 5) j WHERE p.tenant_id = $1`,
+    [tenantId, volunteers]
+  )
+  await db.query(
+    `INSERT INTO vol_hours (tenant_id, organisation_id, opportunity_id, user_id, date, hours, description, status)
+     SELECT a.tenant_id, a.organisation_id, a.opportunity_id, a.user_id, current_date, 1 + (a.id % 8) * 0.25,
+            'Helped', CASE WHEN a.id % 4 = 0 THEN 'pending' ELSE 'approved' END
+     FROM vol_applications a WHERE a.tenant_id = $1 AND a.status = 'approved'`,
+    [tenantId]
+  )
+  await db.query(
+    `INSERT INTO reviews (tenant_id, reviewer_id, target_type, target_id, rating, comment)
+     SELECT o.tenant_id, ($2::bigint[])[1 + ((o.id * 13 + j) % cardinality($2::bigint[]))::int], 'organization', o.id,
+            1 + (o.id + j * 3) % 5, 'Review ' || j
+     FROM vol_organisations o, generate_series(1, o.id::int % 6) j WHERE o.tenant_id = $1`,
+    [tenantId, volunteers]
+  )
+  for (const table of ["users", "vol_organisations", "vol_opportunities", "vol_applications", "vol_hours", "reviews"]) {
+    await db.query(`ANALYZE ${table}`)
+  }
+  const { rows: [visible] } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM vol_organisations WHERE tenant_id = $1 AND status IN ('active', 'approved')`,
+    [tenantId]
+  )
+  return visible!.n
+}
+
+interface Item {
+  readonly id: number
+  readonly opportunity_count: number
+  readonly volunteer_count: number
+  readonly total_hours: number
+  readonly average_rating: number | null
+}
+interface Page {
+  readonly data: ReadonlyArray<Item>
+  readonly meta: { readonly per_page: number; readonly has_more: boolean; readonly cursor?: string }
+}
+
+/** Each aggregate of `ids` counted the plain way, one organisation at a time (not the code under test). */
+const expectedAggregates = async (db: pg.Pool, tenantId: number, ids: ReadonlyArray<number>) => {
+  const { rows } = await db.query<Item & { total_hours: string; average_rating: string | null }>(
+    `SELECT o.id::int AS id,
+       (SELECT count(*) FROM vol_opportunities p WHERE p.organisation_id = o.id AND p.status = 'open')::int
+         AS opportunity_count,
+       (SELECT count(DISTINCT a.user_id) FROM vol_applications a
+         WHERE a.organisation_id = o.id AND a.status = 'approved')::int AS volunteer_count,
+       (SELECT coalesce(sum(h.hours), 0) FROM vol_hours h WHERE h.organisation_id = o.id AND h.status = 'approved')
+         AS total_hours,
+       (SELECT round(avg(r.rating), 1) FROM reviews r
+         WHERE r.tenant_id = o.tenant_id AND r.target_type = 'organization' AND r.target_id = o.id AND r.approved)
+         AS average_rating
+     FROM vol_organisations o WHERE o.tenant_id = $1 AND o.id = ANY($2::bigint[])`,
+    [tenantId, ids]
+  )
+  return new Map(rows.map((r) => [r.id, {
+    id: r.id,
+    opportunity_count: r.opportunity_count,
+    volunteer_count: r.volunteer_count,
+    total_hours: Number(r.total_hours),
+    average_rating: r.average_rating === null ? null : Number(r.average_rating)
+  }]))
+}
+
+const sameAggregates = (item: Item, expected: Item | undefined) =>
+  expected !== undefined && item.opportunity_count === expected.opportunity_count &&
+  item.volunteer_count === expected.volunteer_count && item.total_hours === expected.total_hours &&
+  item.average_rating === expected.average_rating
+
+/** Load on `base` cycling through `paths`, each request from an address of its own. */
+const measurePaths = async (label: string, base: string, tenantId: number, paths: ReadonlyArray<string>) => {
+  const { connections, duration, warmup } = loadSettings()
+  const headers = { "x-tenant-id": String(tenantId) }
+  const requests = paths.map((path) => ({
+    path,
+    method: "GET",
+    headers,
+    setupRequest: (request: { path: string; method: string; headers: Record<string, string> }) => ({
+      ...request,
+      headers: { ...request.headers, "x-forwarded-for": nextIp() }
+    })
+  }))
+  const options = { url: base, connections, headers, requests }
+  await autocannon({ ...options, duration: warmup })
+  const result = await autocannon({ ...options, duration })
+  return {
+    label,
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts
+  } satisfies Load
+}
+
+export default async function directory(): Promise<void> {
+  const s = settings()
+  const started = Date.now()
+  const children: Array<Child> = []
+  let database: Database | undefined
+  let pool: pg.Pool | undefined
+  let api: Client | undefined
+  let bare: Client | undefined
+  try {
+    database = await startDatabase()
+    const apiPort = await freePort()
+    const barePort = await freePort()
+    const superAdmin = { email: `super-${randomBytes(4).toString("hex")}@bench.test`, password: randomUUID() }
+    // BENCH_API_NODE_FLAGS: extra node flags for the API, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+    const nodeFlags = (process.env.BENCH_API_NODE_FLAGS ?? "").split(" ").filter((f) => f !== "")
+    const ours = startNode("timebank API", [...nodeFlags, "--import", "tsx", "apps/api/src/main.ts"], {
+      PORT: String(apiPort),
+      HOST: "127.0.0.1",
+      LOG_LEVEL: "WARN",
+      DATABASE_URL: database.url,
+      TRUST_PROXY: "true",
+      SEED_DEMO: "false",
+      BOOTSTRAP_SUPER_ADMIN_EMAIL: superAdmin.email,
+      BOOTSTRAP_SUPER_ADMIN_PASSWORD: superAdmin.password,
+      ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {})
+    })
+    children.push(ours)
+    await waitForOk(ours, `http://127.0.0.1:${apiPort}/api/v2/health`)
+    // The baseline starts once the API has migrated the database.
+    const baseline = startNode("bare node:http + pg", ["--import", "tsx", "bench/servers/bareDirectory.ts"], {
+      PORT: String(barePort),
+      DATABASE_URL: database.url
+    })
+    children.push(baseline)
+    await waitForOk(baseline, `http://127.0.0.1:${barePort}/health`)
+
+    // ---- set-up, not measured
+    const setupStart = Date.now()
+    api = httpClient(apiPort, 8)
+    bare = httpClient(barePort, 8)
+    pool = new pg.Pool({ connectionString: database.url, max: 4, application_name: "bench-setup" })
+    const superToken = await superAdminLogin(api, superAdmin.email, superAdmin.password)
+    const tenantId = await createTenant(api, superToken, `bench-dir-${randomBytes(3).toString("hex")}`)
+    const visible = await seed(pool, tenantId, s)
+    const setupSeconds = Math.round((Date.now() - setupStart) / 100) / 10
+    console.log(
+      `set-up ${setupSeconds} s: ${s.organisations} organisations (${visible} listed), ${s.owners} owners, ` +
+        `${s.volunteers} volunteers (database: ${process.env.DATABASE_URL ? "DATABASE_URL" : "embedded"})`
+    )
+
+    const get = async (client: Client, path: string) => {
+      const answer = await client.send("GET", path, {
+        headers: { "x-tenant-id": String(tenantId), "x-forwarded-for": nextIp() }
+      })
+      return { body: expectStatus(`GET ${path}`, answer, 200) as Page, text: answer.text }
+    }
+
+    // ---- correctness, before any load: a walk through the whole directory, and the pages the load uses
+    const walked: Array<number> = []
+    let walkPages = 0
+    let lastMeta: Page["meta"] | undefined
+    for (let path = `${PATH}?per_page=50`; walkPages < 1_000; walkPages++) {
+      const { body } = await get(api, path)
+      walked.push(...body.data.map((i) => i.id))
+      lastMeta = body.meta
+      if (body.meta.cursor === undefined) break
+      path = `${PATH}?per_page=50&cursor=${body.meta.cursor}`
+    }
+    const walkOk = walked.length === visible && new Set(walked).size === visible &&
+      walked.every((id, i) => i === 0 || id < walked[i - 1]!) && lastMeta?.has_more === false
+    const cursorAt = (index: number) => Buffer.from(JSON.stringify(walked[index - 1]), "utf8").toString("base64url")
+    const first = `${PATH}?per_page=20`
+    const cursorPages = [20, 180, 1_980, Math.floor((visible - 20) / 20) * 20]
+      .filter((offset) => offset > 0 && offset + 20 <= visible)
+      .map((offset) => `${PATH}?per_page=20&cursor=${cursorAt(offset)}`)
+    const search = `${PATH}?per_page=20&search=river`
+    const checked = [first, ...cursorPages, search]
+    let sameBody = true
+    let pageSizes = true
+    let aggregatesMatch = true
+    let rateLimitHeader = true
+    for (const path of checked) {
+      const ourAnswer = await api.send("GET", path, {
+        headers: { "x-tenant-id": String(tenantId), "x-forwarded-for": nextIp() }
+      })
+      const { body, text } = { body: expectStatus(path, ourAnswer, 200) as Page, text: ourAnswer.text }
+      const theirs = await get(bare, path)
+      sameBody &&= text === theirs.text
+      pageSizes &&= body.data.length === 20
+      const expected = await expectedAggregates(pool, tenantId, body.data.map((i) => i.id))
+      aggregatesMatch &&= body.data.every((item) => sameAggregates(item, expected.get(item.id)))
+      const withLimit = await fetch(`http://127.0.0.1:${apiPort}${path}`, {
+        headers: { "x-tenant-id": String(tenantId), "x-forwarded-for": nextIp() }
+      })
+      await withLimit.body?.cancel()
+      rateLimitHeader &&= withLimit.headers.get("x-ratelimit-limit") === "60"
+    }
+    const known = (await get(api, first)).body.data[0]!
+    console.log(`known organisation ${known.id}: ${JSON.stringify(known)}`)
+
+    // ---- measured
+    const apiBase = `http://127.0.0.1:${apiPort}`
+    const bareBase = `http://127.0.0.1:${barePort}`
+    const mixed = [first, ...cursorPages]
+    const loads = [
+      await measurePaths("bare node:http + pg  first page", bareBase, tenantId, [first]),
+      await measurePaths("timebank API         first page", apiBase, tenantId, [first]),
+      await measurePaths("bare node:http + pg  first + 4 cursor pages", bareBase, tenantId, mixed),
+      await measurePaths("timebank API         first + 4 cursor pages", apiBase, tenantId, mixed),
+      await measurePaths("bare node:http + pg  search=river", bareBase, tenantId, [search]),
+      await measurePaths("timebank API         search=river", apiBase, tenantId, [search])
+    ]
+    const [bareFirst, ourFirst, bareMixed, ourMixed, bareSearch, ourSearch] = loads as [
+      Load,
+      Load,
+      Load,
+      Load,
+      Load,
+      Load
+    ]
+    const { connections, duration } = loadSettings()
+    console.log(
+      `\n${connections} connections, ${duration} s each after warm-up; ${s.organisations} organisations ` +
+        `(${visible} listed); total ${Math.round((Date.now() - started) / 1000)} s`
+    )
+    printTable(loads)
+    const ratio = (a: Load, b: Load) => Math.round((a.rps / Math.max(1, b.rps)) * 1000) / 1000
+    printResult("directory", ourMixed.rps, bareMixed.rps, {
+      all_2xx: loads.every((l) => l.non2xx === 0 && l.errors === 0),
+      page_sizes_20: pageSizes,
+      same_json_as_baseline: sameBody,
+      aggregates_match_sql: aggregatesMatch,
+      full_walk_ok: walkOk,
+      walk_pages: walkPages + 1,
+      listed: visible,
+      rate_limit_header_60: rateLimitHeader,
+      first_page_rps: ourFirst.rps,
+      first_page_baseline_rps: bareFirst.rps,
+      first_page_ratio: ratio(ourFirst, bareFirst),
+      search_rps: ourSearch.rps,
+      search_baseline_rps: bareSearch.rps,
+      search_ratio: ratio(ourSearch, bareSearch),
+      setup_seconds: setupSeconds
+    })
+  } finally {
+    api?.close()
+    bare?.close()
+    await pool?.end().catch(() => {})
+    await Promise.all(children.map((child) => stopChild(child)))
+    await database?.stop()
+  }
+}

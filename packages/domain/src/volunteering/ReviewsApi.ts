@@ -1,0 +1,40 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { AlreadyExists, FeatureDisabled, Forbidden, httpError, NotFound } from "../http/ApiError.js"
+import { CursorPage, DataEnvelope } from "../http/Envelope.js"
+import { Authentication } from "../identity/Authentication.js"
+import { TenantMiddleware } from "../tenancy/TenancyApi.js"
+import { VolunteeringPageParams } from "./Opportunity.js"
+import { CreateReview, Review, ReviewTargetPath } from "./Review.js"
+
+const REVIEWS = "/api/v2/volunteering/reviews"
+
+/** Reviews of organisations and members (spec "Review"); gated on `volunteering`. */
+export class ReviewsApi extends HttpApiGroup.make("reviews")
+  .add(
+    HttpApiEndpoint.post("create", REVIEWS)
+      .setPayload(CreateReview)
+      .addSuccess(DataEnvelope(Review), { status: 201 })
+      .addError(httpError(NotFound))
+      .addError(httpError(Forbidden))
+      .addError(httpError(AlreadyExists))
+      .middleware(Authentication)
+      .annotate(
+        OpenApi.Description,
+        "Reviews an active organisation or a member of this community, once per target (409 `ALREADY_EXISTS` " +
+          "after); reviewing oneself is 422; stored approved"
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("list", `${REVIEWS}/:type/:id`)
+      .setPath(ReviewTargetPath)
+      .setUrlParams(VolunteeringPageParams)
+      .addSuccess(CursorPage(Review))
+      .addError(httpError(NotFound))
+      .annotate(
+        OpenApi.Description,
+        "Approved reviews of an organisation (`organization`) or a member (`user`), newest first; no token needed"
+      )
+  )
+  .addError(httpError(FeatureDisabled))
+  .middlewareEndpoints(TenantMiddleware)
+{}

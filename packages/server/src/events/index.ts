@@ -1,0 +1,43 @@
+import { Layer } from "effect"
+import { AdminEventsService } from "./AdminEventsService.js"
+import { EventEntityLive } from "./EventEntityLive.js"
+import { EventImageHttpLive } from "./EventImageHttp.js"
+import { EventImageService } from "./EventImageService.js"
+import { EventPlacesRepo } from "./EventPlacesRepo.js"
+import { EventsAdminHttpLive } from "./EventsAdminHttp.js"
+import { EventsHttpLive } from "./EventsHttp.js"
+import { EventsService } from "./EventsService.js"
+import { PollsHttpLive } from "./PollsHttp.js"
+import { PollsService } from "./PollsService.js"
+import { RsvpHttpLive } from "./RsvpHttp.js"
+import { RsvpService } from "./RsvpService.js"
+
+export * from "./AdminEventsService.js"
+export * from "./EventEntityLive.js"
+export * from "./EventImageHttp.js"
+export * from "./EventImageService.js"
+export * from "./EventLifecycle.js"
+export * from "./EventPlaces.js"
+export * from "./EventPlacesRepo.js"
+export * from "./EventRepo.js"
+export * from "./EventSnapshot.js"
+export * from "./EventsPolicy.js"
+export * from "./EventsService.js"
+export * from "./EventViews.js"
+export * from "./PollRepo.js"
+export * from "./PollsService.js"
+export * from "./RsvpService.js"
+
+/** Events: CRUD, lists, cancel and delete, images, polls, RSVPs, waitlist, attendees, check-in, admin events. */
+export const EventsLive = Layer.mergeAll(
+  Layer.empty,
+  PollsHttpLive.pipe(Layer.provide(PollsService.Default)),
+  EventImageHttpLive.pipe(Layer.provide(EventImageService.Default)),
+  RsvpHttpLive.pipe(Layer.provide(RsvpService.Default)),
+  EventsHttpLive.pipe(Layer.provide(EventsService.Default)),
+  EventsAdminHttpLive.pipe(Layer.provide(AdminEventsService.Default))
+  // One line per HTTP layer of this feature, each with its services provided.
+)
+
+/** What runs on the cluster: the Event entity (one per event). */
+export const EventsClusterLive = EventEntityLive.pipe(Layer.provide(EventPlacesRepo.Default))

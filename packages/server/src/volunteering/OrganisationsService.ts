@@ -1,0 +1,96 @@
+import {
+  CurrentUser,
+  cursorPage,
+  DIRECTORY_PER_PAGE_DEFAULT,
+  type DirectoryParams,
+  encodeCursor,
+  isVisibleStatus,
+  type MemberRole,
+  type MyOrganisation,
+  type OrganisationId,
+  type RegisterOrganisation,
+  type UpdateOrganisation
+} from "@timebank/domain"
+import { Effect } from "effect"
+import { requireFeature } from "../tenancy/FeatureGate.js"
+import { CommunityMember, requireCommunityMember } from "./CommunityMember.js"
+import {
+  OrganisationAccess,
+  OrganisationManager,
+  organisationNotFound,
+  requireNotSuspended
+} from "./OrganisationPolicy.js"
+import { OrganisationRegistration } from "./OrganisationRegistration.js"
+import { OrganisationRepo, type OrganisationRow } from "./OrganisationRepo.js"
+import { OrganisationViews } from "./OrganisationViews.js"
+
+const gate = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.zipRight(requireFeature("volunteering"), effect)
+
+/**
+ * A site super-admin manages every organisation without being its member; in `MyOrganisation` they show as
+ * `admin` (they may do what an organisation admin may, and they do not own it).
+ */
+const SUPER_ADMIN_ROLE: MemberRole = "admin"
+
+/** The public directory and detail, registration, "my organisations" and the owners' profile edit. */
+export class OrganisationsService extends Effect.Service<OrganisationsService>()("OrganisationsService", {
+  dependencies: [
+    OrganisationRepo.Default,
+    OrganisationViews.Default,
+    OrganisationAccess.Default,
+    OrganisationRegistration.Default
+  ],
+  effect: Effect.gen(function*() {
+    const repo = yield* OrganisationRepo
+    const views = yield* OrganisationViews
+    const access = yield* OrganisationAccess
+    const registration = yield* OrganisationRegistration
+
+    const asMine = (row: OrganisationRow, role: MemberRole) =>
+      Effect.map(views.mine([{ ...row, member_role: role }]), (items) => items[0] as MyOrganisation)
+
+    /** Three queries per page, however long: the page, its owners, its aggregates. */
+    const directory = Effect.fn("Organisations.directory")(function*(params: DirectoryParams) {
+      const perPage = params.per_page ?? DIRECTORY_PER_PAGE_DEFAULT
+      const rows = yield* repo.directory({ before: params.cursor, limit: perPage + 1, search: params.search })
+      const page = cursorPage(rows, perPage, (last) => encodeCursor(Number(last.id)))
+      return { data: yield* views.directory(page.data), meta: page.meta }
+    }, gate)
+
+    /** Only visible (`active`/`approved`) organisations exist for the public. */
+    const get = Effect.fn("Organisations.get")(function*(id: OrganisationId) {
+      const row = yield* access.find(id)
+      if (!isVisibleStatus(row.status)) return yield* organisationNotFound()
+      return yield* views.detail(row)
+    }, gate)
+
+    const mine = Effect.fn("Organisations.mine")(function*() {
+      const actor = yield* CurrentUser
+      return yield* views.mine(yield* repo.managedBy(actor.userId))
+    }, gate)
+
+    const register = Effect.fn("Organisations.register")(
+      function*(input: RegisterOrganisation) {
+        const member = yield* CommunityMember
+        const row = yield* registration.create({ ...input, ownerId: member.userId, status: "pending" }, member.userId)
+        return yield* asMine(row, "owner")
+      },
+      requireCommunityMember("register organisations"),
+      gate
+    )
+
+    const applyUpdate = (patch: UpdateOrganisation) =>
+      Effect.gen(function*() {
+        const { actor, organisation, role } = yield* OrganisationManager
+        yield* requireNotSuspended(organisation)
+        const updated = yield* registration.update(organisation, patch, actor.userId)
+        return yield* asMine(updated, role ?? SUPER_ADMIN_ROLE)
+      })
+
+    const update = Effect.fn("Organisations.update")(function*(id: OrganisationId, patch: UpdateOrganisation) {
+      return yield* access.manage(id)(applyUpdate(patch))
+    }, gate)
+
+    return { directory, get, mine, register, update } as const
+  })
+}) {}

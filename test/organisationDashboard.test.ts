@@ -1,0 +1,477 @@
+import { assert, describe, layer } from "@effect/vitest"
+import { hourPayment, isoDate } from "@timebank/server"
+import { Effect } from "effect"
+import { makeTenant, tenantHeaders } from "./fixtures/tenants.js"
+import { rawRequest, TestApp } from "./fixtures/TestApp.js"
+import { authHeaders, makeAdmin, makeSuperAdmin, makeUser, type TestUser } from "./fixtures/users.js"
+import {
+  makeApplication,
+  makeHours,
+  makeMembership,
+  makeOpportunity,
+  makeOrganisation,
+  type TestOrganisation
+} from "./fixtures/volunteering.js"
+
+type ErrorBody = { errors: Array<{ code: string; message: string; field?: string }> }
+const codeOf = (body: unknown) => (body as ErrorBody).errors[0]!.code
+const fieldOf = (body: unknown) => (body as ErrorBody).errors[0]!.field
+const dataOf = <A = Record<string, unknown>>(body: unknown) => (body as { data: A }).data
+type Meta = { per_page: number; has_more: boolean; cursor?: string }
+const metaOf = (body: unknown) => (body as { meta: Meta }).meta
+type Headers = Record<string, string>
+
+const ORGANISATIONS = "/api/v2/volunteering/organisations"
+
+/** Every dashboard route of organisation `id`, with a body for the writes. */
+const routes = (id: number | string) => [
+  { method: "GET" as const, path: `${ORGANISATIONS}/${id}/stats` },
+  { method: "GET" as const, path: `${ORGANISATIONS}/${id}/volunteers` },
+  { method: "GET" as const, path: `${ORGANISATIONS}/${id}/applications` },
+  { method: "GET" as const, path: `${ORGANISATIONS}/${id}/hours/pending` },
+  { method: "GET" as const, path: `${ORGANISATIONS}/${id}/wallet` },
+  { method: "GET" as const, path: `${ORGANISATIONS}/${id}/wallet/transactions` },
+  { method: "POST" as const, path: `${ORGANISATIONS}/${id}/wallet/deposit`, body: { amount: 1 } },
+  { method: "PUT" as const, path: `${ORGANISATIONS}/${id}/wallet/auto-pay`, body: { enabled: true } }
+]
+const readRoutes = (id: number) => routes(id).filter((r) => r.method === "GET")
+
+const call = (method: "GET" | "POST" | "PUT", path: string, headers: Headers, body?: unknown) =>
+  rawRequest(method, path, { headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
+
+const get = (path: string, headers: Headers) => call("GET", path, headers)
+
+/** A community with an active organisation run by its creator, and a signed-in creator. */
+const community = (overrides: Record<string, unknown> = {}, status?: "pending" | "active" | "suspended") =>
+  Effect.gen(function*() {
+    const tenant = yield* makeTenant({ settings: { starting_balance: 0 }, ...overrides })
+    const owner = yield* makeUser(tenant, { firstName: "Olga", lastName: "Owner" })
+    const organisation = yield* makeOrganisation(owner, status === undefined ? {} : { status })
+    return { tenant, owner, organisation, ownerHeaders: yield* authHeaders(owner) }
+  })
+
+const statsOf = (organisation: TestOrganisation, headers: Headers) =>
+  Effect.map(get(`${ORGANISATIONS}/${organisation.id}/stats`, headers), (res) => {
+    assert.strictEqual(res.status, 200, res.text)
+    return dataOf(res.body)
+  })
+
+/** Walks a cursor list to its end; asserts the meta of every page. */
+const walk = <A>(path: string, headers: Headers, perPage: number) =>
+  Effect.gen(function*() {
+    const pages: Array<Array<A>> = []
+    let cursor: string | undefined
+    for (let guard = 0; guard < 50; guard++) {
+      const sep = path.includes("?") ? "&" : "?"
+      const url = `${path}${sep}per_page=${perPage}${cursor === undefined ? "" : `&cursor=${cursor}`}`
+      const res = yield* get(url, headers)
+      assert.strictEqual(res.status, 200, res.text)
+      const meta = metaOf(res.body)
+      assert.strictEqual(meta.per_page, perPage)
+      pages.push(dataOf<Array<A>>(res.body))
+      if (!meta.has_more) {
+        assert.notProperty(meta, "cursor")
+        return pages
+      }
+      assert.isString(meta.cursor)
+      cursor = meta.cursor
+    }
+    return assert.fail("the list never ended")
+  })
+
+layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("organisation dashboards", (it) => {
+  describe("access", () => {
+    it.effect("the creator, active owners and admins, and a visiting site super-admin read every dashboard", () =>
+      Effect.gen(function*() {
+        const c = yield* community()
+        // The creator keeps access through the creator rule even without a membership row.
+        yield* makeMembership(c.organisation, c.owner, "owner", "removed")
+        const coOwner = yield* makeUser(c.tenant)
+        const admin = yield* makeUser(c.tenant)
+        yield* makeMembership(c.organisation, coOwner, "owner", "active")
+        yield* makeMembership(c.organisation, admin, "admin", "active")
+        const superAdmin = yield* makeSuperAdmin()
+        const callers = {
+          creator: c.ownerHeaders,
+          owner: yield* authHeaders(coOwner),
+          admin: yield* authHeaders(admin),
+          superAdmin: yield* authHeaders(superAdmin, c.tenant)
+        }
+        for (const [who, headers] of Object.entries(callers)) {
+          for (const route of readRoutes(c.organisation.id)) {
+            const res = yield* get(route.path, headers)
+            assert.strictEqual(res.status, 200, `${who} ${route.path}: ${res.text}`)
+          }
+          const toggled = yield* call("PUT", `${ORGANISATIONS}/${c.organisation.id}/wallet/auto-pay`, headers, {
+            enabled: who !== "superAdmin"
+          })
+          assert.strictEqual(toggled.status, 200, `${who}: ${toggled.text}`)
+        }
+        // The super-admin went last and switched it off.
+        assert.strictEqual((yield* statsOf(c.organisation, c.ownerHeaders)).auto_pay_enabled, false)
+      }))
+
+    it.effect("members, `member`-role, pending, invited or removed admins and community admins get 403 everywhere", () =>
+      Effect.gen(function*() {
+        const c = yield* community()
+        const plain = yield* makeUser(c.tenant)
+        const memberRole = yield* makeUser(c.tenant)
+        const pendingAdmin = yield* makeUser(c.tenant)
+        const invitedOwner = yield* makeUser(c.tenant)
+        const removedAdmin = yield* makeUser(c.tenant)
+        const communityAdmin = yield* makeAdmin(c.tenant)
+        yield* makeMembership(c.organisation, memberRole, "member", "active")
+        yield* makeMembership(c.organisation, pendingAdmin, "admin", "pending")
+        yield* makeMembership(c.organisation, invitedOwner, "owner", "invited")
+        yield* makeMembership(c.organisation, removedAdmin, "admin", "removed")
+        const refused: Record<string, TestUser> = {
+          plain,
+          memberRole,
+          pendingAdmin,
+          invitedOwner,
+          removedAdmin,
+          communityAdmin
+        }
+        for (const [who, user] of Object.entries(refused)) {
+          const headers = yield* authHeaders(user)
+          for (const route of routes(c.organisation.id)) {
+            const res = yield* call(route.method, route.path, headers, route.body)
+            assert.deepStrictEqual([res.status, codeOf(res.body)], [403, "FORBIDDEN"], `${who} ${route.path}`)
+          }
+        }
+        // Nothing changed: no deposit, auto-pay still off.
+        const stats = yield* statsOf(c.organisation, c.ownerHeaders)
+        assert.deepInclude(stats, { balance: 0, auto_pay_enabled: false })
+      }))
+
+    it.effect("another community's organisation, unknown and malformed ids are 404 on every route", () =>
+      Effect.gen(function*() {
+        const a = yield* community()
+        const b = yield* community()
+        for (const route of routes(a.organisation.id)) {
+          // B's organisation owner, in B, asking for A's organisation.
+          const res = yield* call(route.method, route.path, b.ownerHeaders, route.body)
+          assert.deepStrictEqual([res.status, codeOf(res.body)], [404, "NOT_FOUND"], `cross-tenant ${route.path}`)
+        }
+        for (const id of [987654321, "abc", 0, -3]) {
+          for (const route of routes(id)) {
+            const res = yield* call(route.method, route.path, a.ownerHeaders, route.body)
+            assert.deepStrictEqual([res.status, codeOf(res.body)], [404, "NOT_FOUND"], `${id} ${route.path}`)
+          }
+        }
+        // A's organisation is untouched and still A's.
+        assert.strictEqual((yield* statsOf(a.organisation, a.ownerHeaders)).auto_pay_enabled, false)
+      }))
+
+    it.effect("without a token 401; with volunteering off 403 FEATURE_DISABLED", () =>
+      Effect.gen(function*() {
+        const c = yield* community({ features: { volunteering: false } })
+        for (const route of routes(c.organisation.id)) {
+          const anonymous = yield* call(route.method, route.path, tenantHeaders(c.tenant), route.body)
+          assert.deepStrictEqual([anonymous.status, codeOf(anonymous.body)], [401, "AUTH_REQUIRED"], route.path)
+          const res = yield* call(route.method, route.path, c.ownerHeaders, route.body)
+          assert.deepStrictEqual([res.status, codeOf(res.body)], [403, "FEATURE_DISABLED"], route.path)
+        }
+      }))
+
+    it.effect("pending and suspended organisations' dashboards stay readable by their owners", () =>
+      Effect.gen(function*() {
+        for (const status of ["pending", "suspended"] as const) {
+          const c = yield* community({}, status)
+          const opportunity = yield* makeOpportunity(c.organisation)
+          const volunteer = yield* makeUser(c.tenant)
+          yield* makeApplication(opportunity, volunteer, "approved")
+          yield* makeHours(c.organisation, volunteer, 2, "pending")
+          for (const route of readRoutes(c.organisation.id)) {
+            const res = yield* get(route.path, c.ownerHeaders)
+            assert.strictEqual(res.status, 200, `${status} ${route.path}: ${res.text}`)
+          }
+          const stats = yield* statsOf(c.organisation, c.ownerHeaders)
+          assert.deepInclude(stats, { volunteers: 1, pending_hours: 2, active_opportunities: 1 })
+        }
+      }))
+  })
+
+  describe("stats", () => {
+    it.effect("every total counts this organisation's rows only", () =>
+      Effect.gen(function*() {
+        const c = yield* community()
+        const [open1, open2, closed] = [
+          yield* makeOpportunity(c.organisation),
+          yield* makeOpportunity(c.organisation),
+          yield* makeOpportunity(c.organisation, { status: "closed" })
+        ]
+        const [u1, u2, u3, u4, u5] = [
+          yield* makeUser(c.tenant),
+          yield* makeUser(c.tenant),
+          yield* makeUser(c.tenant),
+          yield* makeUser(c.tenant),
+          yield* makeUser(c.tenant)
+        ]
+        // Two approved applications of one member count as one volunteer.
+        yield* makeApplication(open1, u1, "approved")
+        yield* makeApplication(open2, u1, "approved")
+        yield* makeApplication(closed, u2, "approved")
+        yield* makeApplication(open1, u3, "pending")
+        yield* makeApplication(open2, u4, "pending")
+        yield* makeApplication(open1, u5, "declined")
+        yield* makeHours(c.organisation, u1, 2.5, "approved")
+        yield* makeHours(c.organisation, u1, 1.25, "approved")
+        yield* makeHours(c.organisation, u2, 3, "approved")
+        yield* makeHours(c.organisation, u1, 1.5, "pending")
+        yield* makeHours(c.organisation, u3, 0.75, "pending")
+        yield* makeHours(c.organisation, u2, 4, "declined")
+        // Another organisation of the same community: none of it counts.
+        const other = yield* makeOrganisation(u5)
+        const otherOpportunity = yield* makeOpportunity(other)
+        yield* makeApplication(otherOpportunity, u4, "approved")
+        yield* makeApplication(otherOpportunity, u3, "pending")
+        yield* makeHours(other, u4, 5, "approved")
+        yield* makeHours(other, u4, 6, "pending")
+
+        const res = yield* get(`${ORGANISATIONS}/${c.organisation.id}/stats`, c.ownerHeaders)
+        assert.strictEqual(res.status, 200, res.text)
+        assert.deepStrictEqual(res.body, {
+          data: {
+            volunteers: 2,
+            pending_applications: 2,
+            pending_hours: 2.25,
+            approved_hours: 6.75,
+            active_opportunities: 2,
+            balance: 0,
+            auto_pay_enabled: false
+          },
+          meta: {}
+        })
+        const otherStats = yield* statsOf(other, yield* authHeaders(u5))
+        assert.deepStrictEqual(otherStats, {
+          volunteers: 1,
+          pending_applications: 1,
+          pending_hours: 6,
+          approved_hours: 5,
+          active_opportunities: 1,
+          balance: 0,
+          auto_pay_enabled: false
+        })
+      }))
+
+    it.effect("auto_pay_enabled shows the organisation's flag", () =>
+      Effect.gen(function*() {
+        const tenant = yield* makeTenant()
+        const owner = yield* makeUser(tenant)
+        const organisation = yield* makeOrganisation(owner, { autoPay: true })
+        assert.strictEqual((yield* statsOf(organisation, yield* authHeaders(owner))).auto_pay_enabled, true)
+      }))
+  })
+
+  describe("volunteers", () => {
+    it.effect("approved volunteers with their approved hours and application counts, highest user id first", () =>
+      Effect.gen(function*() {
+        const c = yield* community()
+        const [o1, o2, o3] = [
+          yield* makeOpportunity(c.organisation),
+          yield* makeOpportunity(c.organisation),
+          yield* makeOpportunity(c.organisation)
+        ]
+        const ann = yield* makeUser(c.tenant, { firstName: "Ann", lastName: "A" })
+        const bob = yield* makeUser(c.tenant, { firstName: "Bob", lastName: "B" })
+        const pendingOnly = yield* makeUser(c.tenant)
+        yield* makeApplication(o1, ann, "approved")
+        yield* makeApplication(o2, ann, "declined")
+        yield* makeApplication(o3, ann, "pending")
+        yield* makeApplication(o2, bob, "approved")
+        yield* makeApplication(o1, pendingOnly, "pending")
+        yield* makeHours(c.organisation, ann, 2, "approved")
+        yield* makeHours(c.organisation, ann, 1.5, "approved")
+        yield* makeHours(c.organisation, ann, 8, "pending")
+        yield* makeHours(c.organisation, bob, 4, "declined")
+        // Ann's hours for another organisation do not count here.
+        const elsewhere = yield* makeOrganisation(pendingOnly)
+        yield* makeHours(elsewhere, ann, 10, "approved")
+
+        const res = yield* get(`${ORGANISATIONS}/${c.organisation.id}/volunteers`, c.ownerHeaders)
+        assert.strictEqual(res.status, 200, res.text)
+        assert.deepStrictEqual(metaOf(res.body), { per_page: 20, has_more: false })
+        const items = dataOf<Array<Record<string, unknown>>>(res.body)
+        assert.deepStrictEqual(items.map((v) => (v.user as { id: number }).id), [bob.id, ann.id])
+        const [bobItem, annItem] = items as [Record<string, unknown>, Record<string, unknown>]
+        assert.deepStrictEqual(annItem.user, { id: ann.id, first_name: "Ann", last_name: "A", avatar_url: null })
+        assert.deepInclude(annItem, { total_hours: 3.5, application_count: 3 })
+        assert.deepInclude(bobItem, { total_hours: 0, application_count: 1 })
+        assert.match(annItem.first_approved_at as string, /^\d{4}-\d\d-\d\dT.*Z$/)
+      }))
+
+    it.effect("cursor paging walks every volunteer once; a bad cursor or per_page is 422", () =>
+      Effect.gen(function*() {
+        const c = yield* community()
+        const opportunity = yield* makeOpportunity(c.organisation)
+        const ids: Array<number> = []
+        for (let i = 0; i < 5; i++) {
+          const user = yield* makeUser(c.tenant)
+          yield* makeApplication(opportunity, user, "approved")
+          ids.push(user.id)
+        }
+        const pages = yield* walk<{ user: { id: number } }>(
+          `${ORGANISATIONS}/${c.organisation.id}/volunteers`,
+          c.ownerHeaders,
+          2
+        )
+        assert.deepStrictEqual(pages.map((p) => p.length), [2, 2, 1])
+        assert.deepStrictEqual(pages.flat().map((v) => v.user.id), [...ids].sort((x, y) => y - x))
+        const exact = yield* walk(`${ORGANISATIONS}/${c.organisation.id}/volunteers`, c.ownerHeaders, 5)
+        assert.deepStrictEqual(exact.map((p) => p.length), [5])
+
+        const badCursor = yield* get(`${ORGANISATIONS}/${c.organisation.id}/volunteers?cursor=nope!`, c.ownerHeaders)
+        assert.deepStrictEqual([badCursor.status, codeOf(badCursor.body), fieldOf(badCursor.body)], [
+          422,
+          "VALIDATION_ERROR",
+          "cursor"
+        ])
+        for (const perPage of ["0", "101", "x"]) {
+          const res = yield* get(`${ORGANISATIONS}/${c.organisation.id}/volunteers?per_page=${perPage}`, c.ownerHeaders)
+          assert.deepStrictEqual([res.status, fieldOf(res.body)], [422, "per_page"], perPage)
+        }
+      }))
+  })
+
+  describe("applications", () => {
+    it.effect("applications to the organisation, newest first, with member and opportunity", () =>
+      Effect.gen(function*() {
+        const c = yield* community()
+        const opportunity = yield* makeOpportunity(c.organisation, { title: "Food bank shift" })
+        const mia = yield* makeUser(c.tenant, { firstName: "Mia", lastName: "M" })
+        const application = yield* makeApplication(opportunity, mia, "pending")
+        const other = yield* makeOrganisation(mia)
+        yield* makeApplication(yield* makeOpportunity(other), c.owner, "pending")
+
+        const res = yield* get(`${ORGANISATIONS}/${c.organisation.id}/applications`, c.ownerHeaders)
+        assert.strictEqual(res.status, 200, res.text)
+        assert.deepStrictEqual(metaOf(res.body), { per_page: 20, has_more: false })
+        const items = dataOf<Array<Record<string, unknown>>>(res.body)
+        assert.strictEqual(items.length, 1)
+        assert.deepStrictEqual(Object.keys(items[0]!).sort(), [
+          "created_at",
+          "id",
+          "message",
+          "opportunity",
+          "organisation_id",
+          "reviewed_at",
+          "status",
+          "user"
+        ])
+        assert.deepInclude(items[0]!, {
+          id: application.id,
+          opportunity: { id: opportunity.id, title: "Food bank shift" },
+          organisation_id: c.organisation.id,
+          user: { id: mia.id, first_name: "Mia", last_name: "M", avatar_url: null },
+          message: null,
+          status: "pending",
+          reviewed_at: null
+        })
+        assert.match(items[0]!.created_at as string, /Z$/)
+      }))
+
+    it.effect("cursor paging to the end, with and without a status filter; an unknown status is 422", () =>
+      Effect.gen(function*() {
+        const c = yield* community()
+        const opportunities = [yield* makeOpportunity(c.organisation), yield* makeOpportunity(c.organisation)]
+        const created: Array<{ id: number; status: string }> = []
+        const statuses = ["pending", "approved", "declined", "pending", "pending", "approved", "pending"] as const
+        for (const [i, status] of statuses.entries()) {
+          const user = yield* makeUser(c.tenant)
+          const application = yield* makeApplication(opportunities[i % 2]!, user, status)
+          created.push({ id: application.id, status })
+        }
+        const path = `${ORGANISATIONS}/${c.organisation.id}/applications`
+        const all = yield* walk<{ id: number }>(path, c.ownerHeaders, 3)
+        assert.deepStrictEqual(all.map((p) => p.length), [3, 3, 1])
+        assert.deepStrictEqual(all.flat().map((a) => a.id), created.map((a) => a.id).reverse())
+
+        const pending = yield* walk<{ id: number; status: string }>(`${path}?status=pending`, c.ownerHeaders, 2)
+        assert.deepStrictEqual(pending.map((p) => p.length), [2, 2])
+        assert.deepStrictEqual(
+          pending.flat().map((a) => a.id),
+          created.filter((a) => a.status === "pending").map((a) => a.id).reverse()
+        )
+        const approved = yield* walk<{ status: string }>(`${path}?status=approved`, c.ownerHeaders, 20)
+        assert.deepStrictEqual(approved.flat().map((a) => a.status), ["approved", "approved"])
+
+        const bad = yield* get(`${path}?status=maybe`, c.ownerHeaders)
+        assert.deepStrictEqual([bad.status, codeOf(bad.body), fieldOf(bad.body)], [422, "VALIDATION_ERROR", "status"])
+      }))
+  })
+
+  describe("pending hours", () => {
+    it.effect("hours awaiting review, newest first, with the unpaid payment block; paging to the end", () =>
+      Effect.gen(function*() {
+        const c = yield* community()
+        const volunteer = yield* makeUser(c.tenant, { firstName: "Val", lastName: "V" })
+        const pendingIds: Array<number> = []
+        for (const hours of [1, 1.5, 2, 0.25, 3]) {
+          pendingIds.push((yield* makeHours(c.organisation, volunteer, hours, "pending")).id)
+          yield* makeHours(c.organisation, volunteer, 1, "approved")
+        }
+        yield* makeHours(c.organisation, volunteer, 1, "declined")
+        const elsewhere = yield* makeOrganisation(volunteer)
+        yield* makeHours(elsewhere, c.owner, 2, "pending")
+
+        const path = `${ORGANISATIONS}/${c.organisation.id}/hours/pending`
+        const first = yield* get(path, c.ownerHeaders)
+        assert.strictEqual(first.status, 200, first.text)
+        const newest = dataOf<Array<Record<string, unknown>>>(first.body)[0]!
+        assert.deepInclude(newest, {
+          id: pendingIds[4],
+          organisation: { id: c.organisation.id, name: c.organisation.name },
+          opportunity: null,
+          user: { id: volunteer.id, first_name: "Val", last_name: "V", avatar_url: null },
+          date: "2026-11-01",
+          hours: 3,
+          description: "Sorting donations",
+          status: "pending",
+          reviewed_at: null,
+          payment: { status: "none", transaction_id: null, amount: null }
+        })
+
+        const pages = yield* walk<{ id: number; status: string }>(path, c.ownerHeaders, 2)
+        assert.deepStrictEqual(pages.map((p) => p.length), [2, 2, 1])
+        assert.deepStrictEqual(pages.flat().map((h) => h.id), [...pendingIds].reverse())
+        assert.isTrue(pages.flat().every((h) => h.status === "pending"))
+      }))
+
+    it.effect("an hour log's payment block follows its row", () =>
+      Effect.sync(() => {
+        assert.deepStrictEqual(hourPayment({ hours: "2.50", payment_status: "paid", transaction_id: "41" }), {
+          status: "paid",
+          transaction_id: 41,
+          amount: 2.5
+        })
+        assert.deepStrictEqual(
+          hourPayment({ hours: "2.50", payment_status: "insufficient_balance", transaction_id: null }),
+          { status: "insufficient_balance", transaction_id: null, amount: null }
+        )
+        assert.strictEqual(isoDate(new Date(2026, 0, 9)), "2026-01-09")
+        assert.strictEqual(isoDate("2026-01-09"), "2026-01-09")
+      }))
+  })
+
+  describe("privacy", () => {
+    it.effect("balance and auto_pay_enabled never appear in the public directory or detail", () =>
+      Effect.gen(function*() {
+        const tenant = yield* makeTenant()
+        const owner = yield* makeUser(tenant)
+        const organisation = yield* makeOrganisation(owner, { autoPay: true })
+        const anonymous = tenantHeaders(tenant)
+        const detail = yield* get(`${ORGANISATIONS}/${organisation.id}`, anonymous)
+        assert.strictEqual(detail.status, 200, detail.text)
+        const directory = yield* get(ORGANISATIONS, anonymous)
+        assert.strictEqual(directory.status, 200, directory.text)
+        const ownerDetail = yield* get(`${ORGANISATIONS}/${organisation.id}`, yield* authHeaders(owner))
+        for (const text of [detail.text, directory.text, ownerDetail.text]) {
+          assert.notInclude(text, "balance")
+          assert.notInclude(text, "auto_pay")
+          assert.notInclude(text, "tenant_id")
+        }
+        assert.include(directory.text, organisation.name)
+      }))
+  })
+})
