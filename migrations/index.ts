@@ -7,6 +7,7 @@ import m0004 from "./0004_ledger.js"
 import m0005 from "./0005_listings.js"
 import m0006 from "./0006_volunteering.js"
 import m0007 from "./0007_events.js"
+import m0008 from "./0008_recurrence.js"
 
 /** Forward-only migrations, in order. A landed migration is never edited; add a new one. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
@@ -16,5 +17,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0004_ledger": m0004,
   "0005_listings": m0005,
   "0006_volunteering": m0006,
-  "0007_events": m0007
+  "0007_events": m0007,
+  "0008_recurrence": m0008
 }
