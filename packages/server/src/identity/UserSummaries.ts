@@ -21,7 +21,7 @@ export class UserSummaries extends Effect.Service<UserSummaries>()("UserSummarie
           : db.query((tenantId) =>
             sql<{ id: string; first_name: string; last_name: string; avatar_url: string | null }>`
               SELECT id, first_name, last_name, avatar_url FROM users
-              WHERE tenant_id = ${tenantId} AND id IN ${sql.in(unique)}`.pipe(
+              WHERE tenant_id = ${tenantId} AND id = ANY(${unique as unknown as string}::bigint[])`.pipe(
               Effect.map((rows) =>
                 new Map(rows.map((r) => {
                   const id = Number(r.id)

@@ -45,6 +45,9 @@ export class OrganisationAggregates extends Effect.Service<OrganisationAggregate
     const forIds = (ids: ReadonlyArray<number>) => {
       const unique = [...new Set(ids)]
       if (unique.length === 0) return Effect.succeed(new Map<number, OrganisationStats>())
+      // One array parameter instead of IN lists: the statement text is the same for every page, so PostgreSQL
+      // parses and plans one shape, however many ids the page has.
+      const idArray = unique as unknown as string
       return db.query((tenantId) =>
         sql<StatsRow>`
           SELECT ids.id,
@@ -53,25 +56,25 @@ export class OrganisationAggregates extends Effect.Service<OrganisationAggregate
                  coalesce(h.total, 0) AS total_hours,
                  r.mean AS average_rating,
                  coalesce(r.n, 0)::int AS review_count
-          FROM unnest(${unique as unknown as string}::bigint[]) AS ids (id)
+          FROM unnest(${idArray}::bigint[]) AS ids (id)
           LEFT JOIN (
             SELECT organisation_id, count(*) AS n FROM vol_opportunities
-            WHERE tenant_id = ${tenantId} AND organisation_id IN ${sql.in(unique)} AND status = 'open'
+            WHERE tenant_id = ${tenantId} AND organisation_id = ANY(${idArray}::bigint[]) AND status = 'open'
             GROUP BY organisation_id
           ) op ON op.organisation_id = ids.id
           LEFT JOIN (
             SELECT organisation_id, count(DISTINCT user_id) AS n FROM vol_applications
-            WHERE tenant_id = ${tenantId} AND organisation_id IN ${sql.in(unique)} AND status = 'approved'
+            WHERE tenant_id = ${tenantId} AND organisation_id = ANY(${idArray}::bigint[]) AND status = 'approved'
             GROUP BY organisation_id
           ) ap ON ap.organisation_id = ids.id
           LEFT JOIN (
             SELECT organisation_id, sum(hours) AS total FROM vol_hours
-            WHERE tenant_id = ${tenantId} AND organisation_id IN ${sql.in(unique)} AND status = 'approved'
+            WHERE tenant_id = ${tenantId} AND organisation_id = ANY(${idArray}::bigint[]) AND status = 'approved'
             GROUP BY organisation_id
           ) h ON h.organisation_id = ids.id
           LEFT JOIN (
             SELECT target_id, count(*) AS n, avg(rating) AS mean FROM reviews
-            WHERE tenant_id = ${tenantId} AND target_type = 'organization' AND target_id IN ${sql.in(unique)}
+            WHERE tenant_id = ${tenantId} AND target_type = 'organization' AND target_id = ANY(${idArray}::bigint[])
               AND approved
             GROUP BY target_id
           ) r ON r.target_id = ids.id`.pipe(
