@@ -1,9 +1,13 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { AdminEventsApi } from "./events/AdminEventsApi.js"
+import { CalendarApi } from "./events/CalendarApi.js"
 import { EventImageApi } from "./events/EventImageApi.js"
 import { EventRsvpApi } from "./events/EventRsvpApi.js"
 import { EventsApi } from "./events/EventsApi.js"
 import { PollsApi } from "./events/PollsApi.js"
+import { RecurringEventsApi } from "./events/RecurringEventsApi.js"
+import { EventRemindersApi } from "./events/RemindersApi.js"
+import { EventSeriesApi } from "./events/SeriesApi.js"
 import { ValidationFailedResponse } from "./http/ApiError.js"
 import { reportAllDecodeErrors } from "./http/DecodeAll.js"
 import { AdminUsersApi } from "./identity/AdminUsersApi.js"
@@ -51,7 +55,11 @@ class Contract extends HttpApi.make("timebank")
   .add(PollsApi)
   .add(EventImageApi)
   .add(EventRsvpApi)
+  .add(EventRemindersApi)
+  .add(EventSeriesApi)
+  .add(RecurringEventsApi)
   .add(EventsApi)
+  .add(CalendarApi)
   .add(AdminEventsApi)
   .addError(ValidationFailedResponse)
   .annotate(OpenApi.Title, "timebank")

@@ -25,6 +25,18 @@ export type RsvpChoice = typeof RsvpChoice.Type
 export const RsvpCounts = Schema.Struct({ going: Schema.Int, interested: Schema.Int, waitlist: Schema.Int })
 export type RsvpCounts = typeof RsvpCounts.Type
 
+/** Spec "Recurrence rule" frequencies (`custom`: an RFC 5545 RRULE). */
+export const RecurrenceFrequency = Schema.Literal("daily", "weekly", "monthly", "yearly", "custom")
+export type RecurrenceFrequency = typeof RecurrenceFrequency.Type
+
+/** One date of a recurring series, as the detail lists them. */
+export class SeriesOccurrence extends Schema.Class<SeriesOccurrence>("SeriesOccurrence")({
+  id: EventId,
+  start_time: Schema.DateTimeUtc,
+  end_time: Schema.NullOr(Schema.DateTimeUtc),
+  occurrence_date: Schema.NullOr(Schema.String).annotations({ description: "`YYYY-MM-DD`" })
+}) {}
+
 /** An event as members see it (spec "Event"); `my_rsvp` and `my_waitlist_position` only with a token. */
 export class Event extends Schema.Class<Event>("Event")({
   id: EventId,
@@ -52,7 +64,20 @@ export class Event extends Schema.Class<Event>("Event")({
   is_recurring_template: Schema.Boolean,
   parent_event_id: Schema.NullOr(EventId),
   occurrence_date: Schema.NullOr(Schema.String),
-  series_id: Schema.NullOr(RecordId),
+  series_id: Schema.NullOr(RecordId).annotations({ description: "The standalone series the event is linked to" }),
+  is_series: Schema.Boolean.annotations({
+    description: "A recurring template or one of its occurrences (a list shows the series as this one card)"
+  }),
+  series_count: Schema.NullOr(Schema.Int).annotations({
+    description: "Occurrences of the recurring series that are not cancelled, past ones included; null outside one"
+  }),
+  recurrence_frequency: Schema.NullOr(RecurrenceFrequency).annotations({
+    description: "The series' recurrence rule frequency; null outside a recurring series"
+  }),
+  series_occurrences: Schema.optionalWith(Schema.Array(SeriesOccurrence), { exact: true }).annotations({
+    description:
+      "Detail of a recurring series only: up to 50 upcoming occurrences that are not cancelled, soonest first"
+  }),
   poll_ids: Schema.Array(PollId),
   user_id: UserId,
   organiser: UserSummary,

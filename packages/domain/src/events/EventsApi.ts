@@ -44,8 +44,9 @@ export class EventsApi extends HttpApiGroup.make("events")
       .annotate(
         OpenApi.Description,
         "Events of this community that are not cancelled: `upcoming` (not yet ended, soonest first) or `past` " +
-          "(ended, most recent first). No token needed; with one, each event carries the caller's `my_rsvp` and " +
-          "`my_waitlist_position`"
+          "(ended, most recent first). A recurring series is one card: its soonest upcoming (or most recent past) " +
+          "occurrence, with `is_series`, `series_count` and `recurrence_frequency`; templates are not listed. No " +
+          "token needed; with one, each event carries the caller's `my_rsvp` and `my_waitlist_position`"
       )
   )
   .add(
@@ -54,7 +55,11 @@ export class EventsApi extends HttpApiGroup.make("events")
       .addSuccess(DataEnvelope(Event))
       .addError(httpError(NotFound))
       .middleware(OptionalAuthentication)
-      .annotate(OpenApi.Description, "An event, cancelled ones included; with a token also the caller's RSVP")
+      .annotate(
+        OpenApi.Description,
+        "An event, cancelled ones included; with a token also the caller's RSVP. A recurring template or " +
+          "occurrence adds `series_occurrences` (up to 50 upcoming dates)"
+      )
   )
   .add(
     HttpApiEndpoint.post("create", EVENTS)

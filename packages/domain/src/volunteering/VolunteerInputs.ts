@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { ApiError } from "../http/ApiError.js"
+import { CalendarDate } from "../http/CalendarDate.js"
 import { CursorParam, PerPageParam } from "../http/Cursor.js"
 import { RecordId } from "../http/Ids.js"
 import { OpportunityId, ReviewDecision } from "./Opportunity.js"
@@ -47,21 +48,13 @@ export const EARLIEST_HOUR_LOG_DATE = "2000-01-01"
 export const MIN_LOGGED_HOURS = 0.25
 export const MAX_LOGGED_HOURS = 24
 
-/** `YYYY-MM-DD` that names a real calendar day. */
-export const isCalendarDate = (value: string) => {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false
-  const date = new Date(`${value}T00:00:00Z`)
-  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value
-}
-
 /** Today's date in UTC as `YYYY-MM-DD`. */
 export const utcToday = (now: Date) => now.toISOString().slice(0, 10)
 
 const hasTwoDecimals = (n: number) => Math.abs(n * 100 - Math.round(n * 100)) < 1e-6
 
 /** The day the hours were worked: a calendar date from 2000-01-01 up to today (UTC). */
-export const HourLogDate = Schema.String.pipe(
-  Schema.filter(isCalendarDate, { message: () => "must be a date written YYYY-MM-DD" }),
+export const HourLogDate = CalendarDate.pipe(
   Schema.filter((value) => value >= EARLIEST_HOUR_LOG_DATE, {
     message: () => `must not be before ${EARLIEST_HOUR_LOG_DATE}`
   }),

@@ -1,4 +1,4 @@
-import type { EventCursor, EventStatus, EventWhen, RsvpCounts, RsvpStatus } from "@timebank/domain"
+import type { EventCursor, EventStatus, EventWhen, RecurrenceFrequency, RsvpCounts, RsvpStatus } from "@timebank/domain"
 import { Effect, Option } from "effect"
 import { likePattern } from "../listings/SqlErrors.js"
 import { TenantSql } from "../platform/TenantSql.js"
@@ -92,6 +92,24 @@ export interface ViewerStatus {
   readonly position: number | null
 }
 
+/** What the cards of a recurring series show about it, per template. */
+export interface SeriesSummary {
+  readonly frequency: RecurrenceFrequency | null
+  /** Occurrences that are not cancelled, past ones included. */
+  readonly count: number
+}
+
+/** An upcoming date of a recurring series (detail). */
+export interface SeriesOccurrenceRow {
+  readonly id: string
+  readonly start_time: Date
+  readonly end_time: Date | null
+  readonly occurrence_date: string | null
+}
+
+/** The most upcoming occurrences a detail lists (spec "Limits": `series_occurrences`). */
+export const SERIES_OCCURRENCES_MAX = 50
+
 /** What a cascade needs of an occurrence. */
 export interface OccurrenceRow {
   readonly id: string
@@ -103,6 +121,9 @@ const COLUMNS = `id, tenant_id, user_id, title, description, start_time, end_tim
   max_attendees, is_online, online_link, video_url, allow_remote_attendance, image_url, cover_image, category_id,
   group_id, federated_visibility, members_only, status, cancel_reason, cancelled_at, is_recurring_template,
   parent_event_id, to_char(occurrence_date, 'YYYY-MM-DD') AS occurrence_date, series_id, created_at, updated_at`
+
+/** The columns of an `EventRow`, for other event repos' RETURNING lists. */
+export const EVENT_COLUMNS = COLUMNS
 
 const pgArray = <A>(values: ReadonlyArray<A>) => values as unknown as string
 
@@ -118,20 +139,31 @@ export class EventRepo extends Effect.Service<EventRepo>()("EventRepo", {
     const columns = sql.literal(COLUMNS)
     const first = (rows: ReadonlyArray<EventRow>) => Option.fromNullable(rows[0])
 
-    const filterConditions = (tenantId: number, f: EventFilters) => {
-      const conditions = [sql`tenant_id = ${tenantId}`]
-      if (f.userId !== undefined) conditions.push(sql`user_id = ${f.userId}`)
-      if (f.categoryId !== undefined) conditions.push(sql`category_id = ${f.categoryId}`)
+    /** Conditions on the columns of `alias` (a fixed name of this file, never input). */
+    const filterConditions = (tenantId: number, f: EventFilters, alias = "events") => {
+      const col = (name: string) => sql.literal(`${alias}.${name}`)
+      const conditions = [sql`${col("tenant_id")} = ${tenantId}`]
+      if (f.userId !== undefined) conditions.push(sql`${col("user_id")} = ${f.userId}`)
+      if (f.categoryId !== undefined) conditions.push(sql`${col("category_id")} = ${f.categoryId}`)
       if (f.search !== undefined && f.search !== "") {
         const pattern = likePattern(f.search)
-        conditions.push(sql`(title ILIKE ${pattern} OR description ILIKE ${pattern})`)
+        conditions.push(sql`(${col("title")} ILIKE ${pattern} OR ${col("description")} ILIKE ${pattern})`)
       }
       return conditions
     }
 
     /** Upcoming: not yet ended (end, or start when there is none, is now or later); past: ended. */
-    const whenCondition = (when: EventWhen, now: Date) =>
-      when === "upcoming" ? sql`COALESCE(end_time, start_time) >= ${now}` : sql`COALESCE(end_time, start_time) < ${now}`
+    const whenCondition = (when: EventWhen, now: Date, alias = "events") => {
+      const ends = sql.literal(`COALESCE(${alias}.end_time, ${alias}.start_time)`)
+      return when === "upcoming" ? sql`${ends} >= ${now}` : sql`${ends} < ${now}`
+    }
+
+    /** The conditions an event must meet to be listed: the filters, active, and in the `when` half. */
+    const publicConditions = (tenantId: number, q: PublicEventsQuery, alias: string) => [
+      ...filterConditions(tenantId, q, alias),
+      sql`${sql.literal(alias)}.status = 'active'`,
+      whenCondition(q.when, q.now, alias)
+    ]
 
     return {
       findById: (id: number) =>
@@ -141,24 +173,74 @@ export class EventRepo extends Effect.Service<EventRepo>()("EventRepo", {
           )
         ),
 
-      /** Active events, upcoming soonest first or past most recent first, after the cursor's card. */
+      /**
+       * Active events, upcoming soonest first or past most recent first, after the cursor's card. A recurring series
+       * is one card: the template is its definition and never listed, and of its occurrences that qualify only the
+       * first in list order is (no qualifying sibling comes before it). The card set does not depend on the cursor,
+       * so keyset pages neither repeat nor skip; the sibling test is an index probe on `events_parent`.
+       */
       listPublic: (q: PublicEventsQuery) =>
         db.query((tenantId) => {
-          const conditions = [...filterConditions(tenantId, q), sql`status = 'active'`, whenCondition(q.when, q.now)]
+          const upcoming = q.when === "upcoming"
+          const before = upcoming ? sql.literal("<") : sql.literal(">")
+          const conditions = [
+            ...publicConditions(tenantId, q, "e"),
+            sql`NOT e.is_recurring_template`,
+            sql`(e.parent_event_id IS NULL OR NOT EXISTS (
+              SELECT 1 FROM events s
+              WHERE s.parent_event_id IS NOT NULL AND s.parent_event_id = e.parent_event_id
+                AND ${sql.and(publicConditions(tenantId, q, "s"))}
+                AND (s.start_time, s.id) ${before} (e.start_time, e.id)))`
+          ]
           if (q.after !== undefined) {
             const [ms, id] = q.after
             conditions.push(
-              q.when === "upcoming"
-                ? sql`(start_time, id) > (${new Date(ms)}, ${id})`
-                : sql`(start_time, id) < (${new Date(ms)}, ${id})`
+              sql`(e.start_time, e.id) ${upcoming ? sql.literal(">") : sql.literal("<")} (${new Date(ms)}, ${id})`
             )
           }
-          return q.when === "upcoming"
-            ? sql<EventRow>`SELECT ${columns} FROM events WHERE ${sql.and(conditions)}
-                ORDER BY start_time, id LIMIT ${q.limit}`
-            : sql<EventRow>`SELECT ${columns} FROM events WHERE ${sql.and(conditions)}
-                ORDER BY start_time DESC, id DESC LIMIT ${q.limit}`
+          return upcoming
+            ? sql<EventRow>`SELECT ${columns} FROM events e WHERE ${sql.and(conditions)}
+                ORDER BY e.start_time, e.id LIMIT ${q.limit}`
+            : sql<EventRow>`SELECT ${columns} FROM events e WHERE ${sql.and(conditions)}
+                ORDER BY e.start_time DESC, e.id DESC LIMIT ${q.limit}`
         }),
+
+      /** Frequency and occurrence count of each recurring template: one statement for a page. */
+      seriesSummaries: (templateIds: ReadonlyArray<number>) =>
+        templateIds.length === 0
+          ? Effect.succeed(new Map<number, SeriesSummary>())
+          : db.query((tenantId) =>
+            sql<{ id: string; frequency: RecurrenceFrequency | null; count: number }>`
+              SELECT t.id, r.frequency, (
+                SELECT count(*)::int FROM events o
+                WHERE o.parent_event_id IS NOT NULL AND o.parent_event_id = t.id
+                  AND o.tenant_id = ${tenantId} AND o.status = 'active'
+              ) AS count
+              FROM events t
+              LEFT JOIN event_recurrence_rules r ON r.event_id = t.id AND r.tenant_id = ${tenantId}
+              WHERE t.tenant_id = ${tenantId} AND t.id = ANY(${pgArray(templateIds)}::bigint[])`.pipe(
+              Effect.map((rows) => new Map(rows.map((r) => [Number(r.id), { frequency: r.frequency, count: r.count }])))
+            )
+          ),
+
+      /** Up to 50 occurrences of a template that start at `now` or later and are not cancelled, soonest first. */
+      upcomingOccurrences: (templateId: number, now: Date) =>
+        db.query((tenantId) =>
+          sql<SeriesOccurrenceRow>`
+            SELECT id, start_time, end_time, to_char(occurrence_date, 'YYYY-MM-DD') AS occurrence_date FROM events
+            WHERE parent_event_id IS NOT NULL AND parent_event_id = ${templateId} AND tenant_id = ${tenantId}
+              AND status = 'active' AND start_time >= ${now}
+            ORDER BY start_time, id LIMIT ${SERIES_OCCURRENCES_MAX}`
+        ),
+
+      /** Links the event to a standalone series (or unlinks it with null). */
+      setSeries: (id: number, seriesId: number | null) =>
+        db.query((tenantId) =>
+          sql<EventRow>`
+            UPDATE events SET series_id = ${seriesId}, updated_at = now()
+            WHERE tenant_id = ${tenantId} AND id = ${id}
+            RETURNING ${columns}`.pipe(Effect.map(first))
+        ),
 
       /** Every status, with the total for offset paging. */
       listAdmin: (q: AdminEventsQuery) =>

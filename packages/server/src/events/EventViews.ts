@@ -5,13 +5,14 @@ import {
   type EventId,
   type PollId,
   type RsvpCounts,
+  SeriesOccurrence,
   type UserId,
   type UserSummary
 } from "@timebank/domain"
-import { DateTime, Effect, Option } from "effect"
+import { Clock, DateTime, Effect, Option } from "effect"
 import { UserSummaries } from "../identity/UserSummaries.js"
 import { CategoryRepo, toCategorySummary } from "../listings/CategoryRepo.js"
-import { EventRepo, type EventRow, type ViewerStatus } from "./EventRepo.js"
+import { EventRepo, type EventRow, type SeriesSummary, type ViewerStatus } from "./EventRepo.js"
 
 /** Shown for an organiser the users table no longer answers for (it keeps erased users, so this should not happen). */
 const unknownOrganiser = (id: number): UserSummary => ({
@@ -25,6 +26,10 @@ const noCounts: RsvpCounts = { going: 0, interested: 0, waitlist: 0 }
 const noAnswer: ViewerStatus = { rsvp: null, position: null }
 
 const optionalId = (value: string | null) => (value === null ? null : Number(value))
+
+/** The recurring template an event belongs to: itself for a template, its parent for an occurrence, else none. */
+export const templateIdOf = (row: Pick<EventRow, "id" | "is_recurring_template" | "parent_event_id">) =>
+  row.is_recurring_template ? Number(row.id) : optionalId(row.parent_event_id)
 
 /**
  * Turns event rows into the API's view: organisers, categories, RSVP counts, poll ids and — for a signed-in
@@ -48,6 +53,12 @@ export class EventViews extends Effect.Service<EventViews>()("EventViews", {
           cats: categories.byIds(rows.flatMap((r) => (r.category_id === null ? [] : [Number(r.category_id)]))),
           counts: repo.counts(ids),
           polls: repo.pollIds(ids),
+          series: repo.seriesSummaries([
+            ...new Set(rows.flatMap((r) => {
+              const template = templateIdOf(r)
+              return template === null ? [] : [template]
+            }))
+          ]),
           mine: Option.match(viewer, {
             onNone: () => Effect.succeed<ReadonlyMap<number, ViewerStatus> | null>(null),
             onSome: (actor) => repo.viewerStatus(ids, actor.userId)
@@ -58,6 +69,10 @@ export class EventViews extends Effect.Service<EventViews>()("EventViews", {
           const organiserId = Number(row.user_id)
           const category = row.category_id === null ? undefined : related.cats.get(Number(row.category_id))
           const own = related.mine === null ? undefined : related.mine.get(id) ?? noAnswer
+          const template = templateIdOf(row)
+          const series: SeriesSummary | undefined = template === null
+            ? undefined
+            : related.series.get(template) ?? { frequency: null, count: 0 }
           return Event.make({
             id: id as EventId,
             title: row.title,
@@ -85,6 +100,9 @@ export class EventViews extends Effect.Service<EventViews>()("EventViews", {
             parent_event_id: optionalId(row.parent_event_id) as EventId | null,
             occurrence_date: row.occurrence_date,
             series_id: optionalId(row.series_id),
+            is_series: series !== undefined,
+            series_count: series?.count ?? null,
+            recurrence_frequency: series?.frequency ?? null,
             poll_ids: (related.polls.get(id) ?? []) as ReadonlyArray<PollId>,
             user_id: organiserId as UserId,
             organiser: related.organisers.get(organiserId) ?? unknownOrganiser(organiserId),
@@ -96,9 +114,30 @@ export class EventViews extends Effect.Service<EventViews>()("EventViews", {
         })
       }).pipe(Effect.withSpan("EventViews.many", { attributes: { count: rows.length } }))
 
-    return {
-      many,
-      one: (row: EventRow) => Effect.map(many([row]), (views) => views[0]!)
-    } as const
+    const one = (row: EventRow) => Effect.map(many([row]), (views) => views[0]!)
+
+    /** The detail: the view, and for a recurring series its upcoming dates (one more query). */
+    const detail = (row: EventRow) =>
+      Effect.gen(function*() {
+        const template = templateIdOf(row)
+        if (template === null) return yield* one(row)
+        const now = new Date(yield* Clock.currentTimeMillis)
+        const [view, occurrences] = yield* Effect.all([one(row), repo.upcomingOccurrences(template, now)], {
+          concurrency: 2
+        })
+        return Event.make({
+          ...view,
+          series_occurrences: occurrences.map((o) =>
+            SeriesOccurrence.make({
+              id: Number(o.id) as EventId,
+              start_time: DateTime.unsafeFromDate(o.start_time),
+              end_time: o.end_time === null ? null : DateTime.unsafeFromDate(o.end_time),
+              occurrence_date: o.occurrence_date
+            })
+          )
+        })
+      })
+
+    return { many, one, detail } as const
   })
 }) {}

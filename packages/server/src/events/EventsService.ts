@@ -6,24 +6,22 @@ import {
   encodeCursor,
   EventCancelled,
   type EventId,
-  Forbidden,
   type ListEventsParams,
   UpdateEvent,
   ValidationFailed,
   type ValidationIssue
 } from "@timebank/domain"
 import { Array as Arr, Clock, DateTime, Effect, Option } from "effect"
-import { CategoryRepo } from "../listings/CategoryRepo.js"
-import { slugify } from "../listings/Slug.js"
 import { Outbox } from "../platform/Outbox.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { requireFeature } from "../tenancy/FeatureGate.js"
+import { EventInputs, eventInsertOf } from "./EventInputs.js"
 import { EventLifecycle, eventNotFound } from "./EventLifecycle.js"
 import { type EventPatch, EventRepo, type EventRow } from "./EventRepo.js"
 import { eventSnapshot } from "./EventSnapshot.js"
 import { EventEditor, EventMember, requireEventEditor, requireEventMember } from "./EventsPolicy.js"
 import { EventViews } from "./EventViews.js"
-import { PollsService } from "./PollsService.js"
+import { rescheduleReminders } from "./ReminderRepo.js"
 
 /** Page size of the event list when the caller names none (max 50, in the contract). */
 export const DEFAULT_EVENTS_PER_PAGE = 20
@@ -40,12 +38,6 @@ const PLACE_CHANGES = ["max_attendees", "start_time", "end_time"]
 export const gateEvents = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.zipRight(requireFeature("events"), effect)
 
 const toDate = (value: DateTime.Utc) => DateTime.toDate(value)
-
-/** A resolved category reference: the id to store (undefined: none sent), or what is wrong with it. */
-interface CategoryChoice {
-  readonly id?: number | null | undefined
-  readonly issues: ReadonlyArray<ValidationIssue>
-}
 
 /** Whether a column value and a sent value are the same (dates by instant, ids as numbers). */
 const same = (current: unknown, next: unknown) => {
@@ -82,14 +74,19 @@ export const checkTimes = (
   return issues
 }
 
+/** Extra steps of an edit made through the recurring routes (see `applyUpdate`). */
+export interface UpdateOptions {
+  readonly before?: Effect.Effect<void, never, CurrentTenant>
+  readonly outbox?: Readonly<Record<string, unknown>>
+}
+
 /** Community events (spec "Events"), gated on the `events` feature. */
 export class EventsService extends Effect.Service<EventsService>()("EventsService", {
   dependencies: [
     EventRepo.Default,
     EventViews.Default,
     EventLifecycle.Default,
-    PollsService.Default,
-    CategoryRepo.Default,
+    EventInputs.Default,
     Outbox.Default,
     TenantSql.Default
   ],
@@ -98,8 +95,7 @@ export class EventsService extends Effect.Service<EventsService>()("EventsServic
     const repo = yield* EventRepo
     const views = yield* EventViews
     const lifecycle = yield* EventLifecycle
-    const polls = yield* PollsService
-    const categories = yield* CategoryRepo
+    const inputs = yield* EventInputs
     const outbox = yield* Outbox
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
@@ -110,40 +106,7 @@ export class EventsService extends Effect.Service<EventsService>()("EventsServic
         Option.match({ onNone: () => Effect.fail(eventNotFound()), onSome: Effect.succeed })
       )
 
-    /** The category an event names: an `event` category of this community, by id or by slug (not both). */
-    const resolveCategory = (
-      categoryId: number | null | undefined,
-      categoryName: string | undefined
-    ): Effect.Effect<CategoryChoice, never, CurrentTenant> =>
-      Effect.gen(function*() {
-        if (categoryName !== undefined && categoryId !== undefined && categoryId !== null) {
-          return { issues: [{ field: "category_name", message: "give category_id or category_name, not both" }] }
-        }
-        if (categoryName !== undefined) {
-          const slug = slugify(categoryName, "")
-          const row = slug === "" ? Option.none() : yield* categories.findBySlug("event", slug)
-          return Option.match(row, {
-            onNone: () => ({
-              issues: [{ field: "category_name", message: "is not an event category of this community" }]
-            }),
-            onSome: (category) => ({ id: Number(category.id), issues: [] })
-          })
-        }
-        if (categoryId === undefined || categoryId === null) return { id: categoryId, issues: [] }
-        const row = yield* categories.findById(categoryId)
-        return Option.isSome(row) && row.value.type === "event"
-          ? { id: categoryId, issues: [] }
-          : { issues: [{ field: "category_id", message: "is not an event category of this community" }] }
-      })
-
-    /** Spec "Errors": every poll an event carries must be the caller's own, else 403 FORBIDDEN. */
-    const requireOwnPolls = (pollIds: ReadonlyArray<number>, userId: number) =>
-      Effect.flatMap(polls.ownedBy(pollIds, userId), (foreign) =>
-        foreign.length === 0
-          ? Effect.void
-          : Effect.fail(
-            new Forbidden({ message: `Polls ${foreign.join(", ")} are not yours to attach`, field: "poll_ids" })
-          ))
+    const { requireOwnPolls, resolveCategory } = inputs
 
     const list = Effect.fn("Events.list")(function*(params: ListEventsParams) {
       const perPage = params.per_page ?? DEFAULT_EVENTS_PER_PAGE
@@ -161,7 +124,7 @@ export class EventsService extends Effect.Service<EventsService>()("EventsServic
     }, gateEvents)
 
     const get = Effect.fn("Events.get")(function*(id: EventId) {
-      return yield* views.one(yield* find(id))
+      return yield* views.detail(yield* find(id))
     }, gateEvents)
 
     const create = Effect.fn("Events.create")(
@@ -178,26 +141,7 @@ export class EventsService extends Effect.Service<EventsService>()("EventsServic
         const pollIds = [...new Set(input.poll_ids ?? [])]
         yield* requireOwnPolls(pollIds, organiser.userId)
         const row = yield* db.transaction(Effect.gen(function*() {
-          const row = yield* repo.insert({
-            user_id: organiser.userId,
-            title: input.title,
-            description: input.description,
-            start_time: start,
-            end_time: end,
-            location: input.location ?? null,
-            latitude: input.latitude ?? null,
-            longitude: input.longitude ?? null,
-            max_attendees: input.max_attendees ?? null,
-            is_online: input.is_online ?? false,
-            online_link: input.online_link ?? null,
-            video_url: input.video_url ?? null,
-            allow_remote_attendance: input.allow_remote_attendance ?? false,
-            image_url: input.image_url ?? null,
-            category_id: category.id ?? null,
-            group_id: input.group_id ?? null,
-            federated_visibility: input.federated_visibility ?? "none",
-            members_only: input.members_only ?? false
-          })
+          const row = yield* repo.insert(eventInsertOf(input, organiser.userId, { start, end }, category.id ?? null))
           if (pollIds.length > 0) yield* repo.setPolls(Number(row.id), pollIds)
           yield* outbox.append("CommunityEventCreated", {
             event_id: Number(row.id),
@@ -223,7 +167,12 @@ export class EventsService extends Effect.Service<EventsService>()("EventsServic
       }
     }
 
-    const applyUpdate = (row: EventRow, input: UpdateEvent) =>
+    /**
+     * Applies an edit of one event. `options` serve the recurring routes' `single` scope: `before` runs first in the
+     * edit's transaction (detaching the occurrence, which then happens even when no field changes) and `outbox`
+     * adds to the CommunityEventUpdated payload.
+     */
+    const applyUpdate = (row: EventRow, input: UpdateEvent, options: UpdateOptions = {}) =>
       Effect.gen(function*() {
         const editor = yield* EventEditor
         if (row.status === "cancelled") {
@@ -256,21 +205,25 @@ export class EventsService extends Effect.Service<EventsService>()("EventsServic
         const fields = EDITABLE.filter((field) =>
           field === "poll_ids" ? pollsChanged : columns.includes(field as keyof EventPatch)
         )
-        if (fields.length === 0) return yield* views.one(row)
+        if (fields.length === 0 && options.before === undefined) return yield* views.one(row)
         const changes = Object.fromEntries(columns.map((key) => [key, patch[key]])) as EventPatch
         const updated = yield* db.transaction(Effect.gen(function*() {
+          if (options.before !== undefined) yield* options.before
           const updated = yield* Effect.flatMap(
             repo.update(id, changes),
             Option.match({ onNone: () => Effect.fail(eventNotFound()), onSome: Effect.succeed })
           )
           if (pollsChanged) yield* repo.setPolls(id, pollIds)
+          // Pending reminders follow the start (spec "Event reminder": scheduled_for = start − offset).
+          if (columns.includes("start_time")) yield* Effect.provideService(rescheduleReminders(id), TenantSql, db)
           yield* outbox.append("CommunityEventUpdated", {
             event_id: id,
             user_id: Number(updated.user_id),
             changed: NOTIFIED_CHANGES.filter((field) => fields.includes(field)),
             fields,
             updated_by: editor.userId,
-            event: eventSnapshot(updated)
+            event: eventSnapshot(updated),
+            ...options.outbox
           })
           return updated
         }))
@@ -294,6 +247,6 @@ export class EventsService extends Effect.Service<EventsService>()("EventsServic
       return yield* requireEventEditor(row)(lifecycle.remove(row))
     }, gateEvents)
 
-    return { list, get, create, update, cancel, remove, find } as const
+    return { list, get, create, update, applyUpdate, cancel, remove, find } as const
   })
 }) {}

@@ -1,0 +1,88 @@
+import { type CreateEvent, type CurrentTenant, Forbidden, type ValidationIssue } from "@timebank/domain"
+import { Effect, Option } from "effect"
+import { CategoryRepo } from "../listings/CategoryRepo.js"
+import { slugify } from "../listings/Slug.js"
+import type { EventInsert } from "./EventRepo.js"
+import { PollsService } from "./PollsService.js"
+
+/** A resolved category reference: the id to store (undefined: none sent), or what is wrong with it. */
+export interface CategoryChoice {
+  readonly id?: number | null | undefined
+  readonly issues: ReadonlyArray<ValidationIssue>
+}
+
+/** The columns a create writes, from the create fields (one event, or a recurring template and its occurrences). */
+export const eventInsertOf = (
+  input: CreateEvent,
+  organiserId: number,
+  times: { readonly start: Date; readonly end: Date | null },
+  categoryId: number | null
+): EventInsert => ({
+  user_id: organiserId,
+  title: input.title,
+  description: input.description,
+  start_time: times.start,
+  end_time: times.end,
+  location: input.location ?? null,
+  latitude: input.latitude ?? null,
+  longitude: input.longitude ?? null,
+  max_attendees: input.max_attendees ?? null,
+  is_online: input.is_online ?? false,
+  online_link: input.online_link ?? null,
+  video_url: input.video_url ?? null,
+  allow_remote_attendance: input.allow_remote_attendance ?? false,
+  image_url: input.image_url ?? null,
+  category_id: categoryId,
+  group_id: input.group_id ?? null,
+  federated_visibility: input.federated_visibility ?? "none",
+  members_only: input.members_only ?? false
+})
+
+/**
+ * The checks of an event's create and edit fields that need the database: its category and its polls. Shared by the
+ * plain event routes and the recurring ones, so that both accept exactly the same events.
+ */
+export class EventInputs extends Effect.Service<EventInputs>()("EventInputs", {
+  dependencies: [CategoryRepo.Default, PollsService.Default],
+  effect: Effect.gen(function*() {
+    const categories = yield* CategoryRepo
+    const polls = yield* PollsService
+
+    /** The category an event names: an `event` category of this community, by id or by slug (not both). */
+    const resolveCategory = (
+      categoryId: number | null | undefined,
+      categoryName: string | undefined
+    ): Effect.Effect<CategoryChoice, never, CurrentTenant> =>
+      Effect.gen(function*() {
+        if (categoryName !== undefined && categoryId !== undefined && categoryId !== null) {
+          return { issues: [{ field: "category_name", message: "give category_id or category_name, not both" }] }
+        }
+        if (categoryName !== undefined) {
+          const slug = slugify(categoryName, "")
+          const row = slug === "" ? Option.none() : yield* categories.findBySlug("event", slug)
+          return Option.match(row, {
+            onNone: () => ({
+              issues: [{ field: "category_name", message: "is not an event category of this community" }]
+            }),
+            onSome: (category) => ({ id: Number(category.id), issues: [] })
+          })
+        }
+        if (categoryId === undefined || categoryId === null) return { id: categoryId, issues: [] }
+        const row = yield* categories.findById(categoryId)
+        return Option.isSome(row) && row.value.type === "event"
+          ? { id: categoryId, issues: [] }
+          : { issues: [{ field: "category_id", message: "is not an event category of this community" }] }
+      })
+
+    /** Spec "Errors": every poll an event carries must be the caller's own, else 403 FORBIDDEN. */
+    const requireOwnPolls = (pollIds: ReadonlyArray<number>, userId: number) =>
+      Effect.flatMap(polls.ownedBy(pollIds, userId), (foreign) =>
+        foreign.length === 0
+          ? Effect.void
+          : Effect.fail(
+            new Forbidden({ message: `Polls ${foreign.join(", ")} are not yours to attach`, field: "poll_ids" })
+          ))
+
+    return { resolveCategory, requireOwnPolls } as const
+  })
+}) {}
