@@ -2,12 +2,11 @@ import { assert, layer } from "@effect/vitest"
 import type { AdminSettings } from "@timebank/domain"
 import { TenantService } from "@timebank/server"
 import { Effect } from "effect"
+import { errorsOf } from "./fixtures/bodies.js"
 import { makeTenant, tenantHeaders } from "./fixtures/tenants.js"
 import { apiClient, rawRequest, TestApp } from "./fixtures/TestApp.js"
 import { authHeaders, makeAdmin, makeSuperAdmin, makeUser } from "./fixtures/users.js"
 
-type Errors = { errors: Array<{ code: string; message: string; field?: string }> }
-const errorsOf = (body: unknown) => (body as Errors).errors
 const dataOf = <A = AdminSettings>(body: unknown) => (body as { data: A }).data
 const json = (body: unknown) => JSON.stringify(body)
 const includes = (actual: unknown, expected: Record<string, unknown>) =>

@@ -4,15 +4,11 @@ import { assert, describe, it, layer } from "@effect/vitest"
 import { type Tenant, UserId } from "@timebank/domain"
 import { hashToken, IMPORT_MAX_ROWS, IMPORT_TEMPLATE, parseCsv, planImport } from "@timebank/server"
 import { Effect, Either } from "effect"
+import { codeOf, dataOf, errorsOf } from "./fixtures/bodies.js"
 import { fromIp, randomIp } from "./fixtures/servers.js"
 import { makeTenant, tenantHeaders } from "./fixtures/tenants.js"
 import { apiClient, rawRequest, TestApp } from "./fixtures/TestApp.js"
 import { makeAdmin, makeSuperAdmin, makeUser, TEST_PASSWORD, type TestUser } from "./fixtures/users.js"
-
-type ErrorBody = { errors: Array<{ code: string; message: string; field?: string }> }
-const errorsOf = (body: unknown) => (body as ErrorBody).errors
-const codeOf = (body: unknown) => errorsOf(body)[0]!.code
-const dataOf = <A = Record<string, unknown>>(body: unknown) => (body as { data: A }).data
 
 const USERS = "/api/v2/admin/users"
 type Method = "GET" | "POST" | "PUT" | "DELETE"

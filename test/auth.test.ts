@@ -2,13 +2,10 @@ import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { SignJWT } from "jose"
+import { codeOf, type ErrorBody, sortedFieldsOf as fieldsOf } from "./fixtures/bodies.js"
 import { makeTenant, tenantHeaders } from "./fixtures/tenants.js"
 import { rawRequest, TestApp } from "./fixtures/TestApp.js"
 import { authHeaders, login, makeUser, TEST_PASSWORD } from "./fixtures/users.js"
-
-type ErrorBody = { errors: Array<{ code: string; message: string; field?: string }> }
-const codeOf = (body: unknown) => (body as ErrorBody).errors[0]!.code
-const fieldsOf = (body: unknown) => (body as ErrorBody).errors.map((e) => e.field).sort()
 
 const post = (tenant: { id: number }, path: string, body: unknown, headers: Record<string, string> = {}) =>
   rawRequest("POST", path, { headers: { ...tenantHeaders(tenant), ...headers }, body: JSON.stringify(body) })

@@ -2,13 +2,12 @@ import { HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { assert, layer } from "@effect/vitest"
 import { CursorPage, encodeCursor, ValidationFailedResponse } from "@timebank/domain"
 import { Effect, Schema } from "effect"
+import { errorsOf } from "./fixtures/bodies.js"
 import { ProbeApi, ProbeHttpLive } from "./fixtures/ProbeApi.js"
 import { makeTenant, tenantHeaders } from "./fixtures/tenants.js"
 import { rawRequest, TestApp } from "./fixtures/TestApp.js"
 
 type CursorPageOfInt = Schema.Schema.Type<ReturnType<typeof CursorPage<typeof Schema.Int>>>
-type Envelope = { errors: Array<{ code: string; message: string; field?: string }> }
-const errorsOf = (body: unknown) => (body as Envelope).errors
 
 const probeClient = (headers: Record<string, string>) =>
   HttpApiClient.make(ProbeApi, { transformClient: HttpClient.mapRequest(HttpClientRequest.setHeaders(headers)) })

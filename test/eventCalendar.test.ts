@@ -4,13 +4,11 @@ import { type CalendarEntry, eventUid, renderCalendar, sequenceOf, seriesLines, 
 import { Effect } from "effect"
 import ICAL from "ical.js"
 import { DateTime } from "luxon"
+import { codeOf, type ErrorBody } from "./fixtures/bodies.js"
 import { makeEvent, makeRecurringEvent } from "./fixtures/events.js"
 import { makeTenant, tenantHeaders } from "./fixtures/tenants.js"
 import { rawRequest, TestApp } from "./fixtures/TestApp.js"
 import { authHeaders, makeUser } from "./fixtures/users.js"
-
-type ErrorBody = { errors: Array<{ code: string; message: string; field?: string }> }
-const codeOf = (body: unknown) => (body as ErrorBody).errors[0]!.code
 
 const EVENTS = "/api/v2/events"
 const HOUR = 3_600_000

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import type { Tenant } from "@timebank/domain"
 import { Effect } from "effect"
+import { codeOf, dataOf } from "./fixtures/bodies.js"
 import { makeEvent, type TestEvent } from "./fixtures/events.js"
 import { balanceOf, fund, verifyLedger } from "./fixtures/ledger.js"
 import { makeSignedInMembers, signIn } from "./fixtures/members.js"
@@ -10,7 +11,6 @@ import { rawRequest, TestApp } from "./fixtures/TestApp.js"
 import { makeAdmin, makeUser, type TestUser } from "./fixtures/users.js"
 
 type Headers = Record<string, string>
-type ErrorBody = { errors: Array<{ code: string; message: string; field?: string }> }
 type CheckIn = {
   event_id: number
   attendee_id: number
@@ -20,8 +20,6 @@ type CheckIn = {
   already_checked_in: boolean
 }
 
-const codeOf = (body: unknown) => (body as ErrorBody).errors[0]!.code
-const dataOf = <A>(body: unknown) => (body as { data: A }).data
 const MINUTE_IN_HOURS = 1 / 60
 
 const EVENTS = "/api/v2/events"

@@ -15,6 +15,7 @@ import { randomBytes } from "node:crypto"
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { codeOf, errorsOf, fieldsOf } from "./fixtures/bodies.js"
 import { makeEvent, type TestEvent } from "./fixtures/events.js"
 import { fromIp, randomIp } from "./fixtures/servers.js"
 import { makeTenant, tenantHeaders } from "./fixtures/tenants.js"
@@ -25,10 +26,6 @@ const uploadsDir = mkdtempSync(join(tmpdir(), "tb-event-images-"))
 afterAll(() => rmSync(uploadsDir, { recursive: true, force: true }))
 
 type Headers = Record<string, string>
-type ErrorBody = { errors: Array<{ code: string; message: string; field?: string }> }
-const errorsOf = (body: unknown) => (body as ErrorBody).errors
-const codeOf = (body: unknown) => errorsOf(body)[0]!.code
-const fieldsOf = (body: unknown) => errorsOf(body).map((e) => e.field)
 
 const MiB = 1024 * 1024
 const ascii = (text: string) => Buffer.from(text, "latin1")

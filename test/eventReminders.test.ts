@@ -2,22 +2,20 @@ import { SqlClient } from "@effect/sql"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { reminderIssues } from "@timebank/server"
 import { Effect } from "effect"
+import { errorsOf } from "./fixtures/bodies.js"
 import { insertRsvp, makeEvent, type TestEvent } from "./fixtures/events.js"
 import { makeSignedInMembers, signIn } from "./fixtures/members.js"
 import { makeTenant, tenantHeaders } from "./fixtures/tenants.js"
 import { rawRequest, TestApp } from "./fixtures/TestApp.js"
 import { makeUser, type TestUser } from "./fixtures/users.js"
 
+const dataOf = <A>(body: unknown) => (body as { data: A }).data
 type Headers = Record<string, string>
-type ErrorBody = { errors: Array<{ code: string; message: string; field?: string }> }
 type Reminder = { id: number; offset_minutes: number; channel: string; status: string; scheduled_for: string }
 
 const EVENTS = "/api/v2/events"
 const HOUR = 3_600_000
 const MINUTE = 60_000
-
-const dataOf = <A>(body: unknown) => (body as { data: A }).data
-const errorsOf = (body: unknown) => (body as ErrorBody).errors
 
 const call = (method: "GET" | "POST" | "PUT" | "DELETE", path: string, headers: Headers, body?: unknown) =>
   rawRequest(method, path, { headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })

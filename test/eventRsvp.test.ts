@@ -2,20 +2,18 @@ import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { EventEntity, eventEntityId, type Tenant } from "@timebank/domain"
 import { Effect } from "effect"
+import { codeOf, type ErrorBody } from "./fixtures/bodies.js"
 import { makeEvent, type TestEvent } from "./fixtures/events.js"
 import { makeSignedInMembers, type SignedInMember, signIn } from "./fixtures/members.js"
 import { makeTenant, tenantHeaders } from "./fixtures/tenants.js"
 import { rawRequest, TestApp } from "./fixtures/TestApp.js"
 import { makeAdmin, makeSuperAdmin, makeUser, type TestUser } from "./fixtures/users.js"
 
+const dataOf = <A>(body: unknown) => (body as { data: A }).data
 type Headers = Record<string, string>
 type Method = "GET" | "POST" | "PUT" | "DELETE"
-type ErrorBody = { errors: Array<{ code: string; message: string; field?: string }> }
 type Counts = { going: number; interested: number; waitlist: number }
 type RsvpAnswer = { status: string; waitlist_position?: number; counts: Counts }
-
-const codeOf = (body: unknown) => (body as ErrorBody).errors[0]!.code
-const dataOf = <A>(body: unknown) => (body as { data: A }).data
 
 const EVENTS = "/api/v2/events"
 

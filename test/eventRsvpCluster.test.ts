@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import { dataOf } from "./fixtures/bodies.js"
 import { makeEvent } from "./fixtures/events.js"
 import { balanceOf, fund, verifyLedger } from "./fixtures/ledger.js"
 import { makeSignedInMembers, signIn } from "./fixtures/members.js"
@@ -14,7 +15,6 @@ type Server = Layer.Layer.Success<ReturnType<typeof TestServerOn>>
 type RsvpAnswer = { status: string; waitlist_position?: number; counts: { going: number; waitlist: number } }
 
 const EVENTS = "/api/v2/events"
-const dataOf = <A>(body: unknown) => (body as { data: A }).data
 
 const rsvp = (headers: Record<string, string>, eventId: number, status: string) =>
   rawRequest("POST", `${EVENTS}/${eventId}/rsvp`, { headers, body: JSON.stringify({ status }) })

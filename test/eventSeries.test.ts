@@ -3,17 +3,14 @@ import { assert, describe, layer } from "@effect/vitest"
 import { type Actor, CurrentTenant, CurrentUser, type Tenant, type TenantId, type UserId } from "@timebank/domain"
 import { EventsService } from "@timebank/server"
 import { Effect } from "effect"
+import { codeOf, dataOf, fieldsOf } from "./fixtures/bodies.js"
+import { community } from "./fixtures/community.js"
 import { makeEvent, makeSeries, type TestEvent } from "./fixtures/events.js"
 import { fromIp, randomIp } from "./fixtures/servers.js"
-import { makeTenant, tenantHeaders } from "./fixtures/tenants.js"
+import { makeTenant } from "./fixtures/tenants.js"
 import { rawRequest, TestApp } from "./fixtures/TestApp.js"
-import { authHeaders, makeAdmin, makeSuperAdmin, makeUser } from "./fixtures/users.js"
+import { authHeaders, makeSuperAdmin, makeUser } from "./fixtures/users.js"
 
-type ErrorBody = { errors: Array<{ code: string; message: string; field?: string }> }
-const errorsOf = (body: unknown) => (body as ErrorBody).errors
-const codeOf = (body: unknown) => errorsOf(body)[0]!.code
-const fieldsOf = (body: unknown) => errorsOf(body).map((e) => e.field)
-const dataOf = <A = Record<string, unknown>>(body: unknown) => (body as { data: A }).data
 const idsOf = (body: unknown) => dataOf<Array<{ id: number }>>(body).map((e) => e.id)
 const includes = (actual: unknown, expected: Record<string, unknown>) =>
   assert.deepInclude<Record<string, unknown>>(actual as Record<string, unknown>, expected)
@@ -34,25 +31,6 @@ const call = (method: Method, path: string, headers: Headers, body?: unknown) =>
   rawRequest(method, path, {
     headers: { ...fromIp(randomIp()), ...headers },
     ...(body === undefined ? {} : { body: JSON.stringify(body) })
-  })
-
-/** A community with an admin and two members, all signed in. */
-const community = (overrides: Record<string, unknown> = {}) =>
-  Effect.gen(function*() {
-    const tenant = yield* makeTenant(overrides)
-    const admin = yield* makeAdmin(tenant)
-    const member = yield* makeUser(tenant)
-    const other = yield* makeUser(tenant)
-    return {
-      tenant,
-      admin,
-      member,
-      other,
-      adminHeaders: yield* authHeaders(admin),
-      memberHeaders: yield* authHeaders(member),
-      otherHeaders: yield* authHeaders(other),
-      anonymous: tenantHeaders(tenant)
-    }
   })
 
 const cardsOf = (query: string, headers: Headers) =>

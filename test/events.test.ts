@@ -3,6 +3,8 @@ import { assert, describe, layer } from "@effect/vitest"
 import { type Actor, CurrentTenant, CurrentUser, type Tenant, type TenantId, type UserId } from "@timebank/domain"
 import { EventsService } from "@timebank/server"
 import { Effect } from "effect"
+import { codeOf, dataOf, fieldsOf } from "./fixtures/bodies.js"
+import { community } from "./fixtures/community.js"
 import {
   insertRsvp,
   insertWaitlistEntry,
@@ -15,13 +17,8 @@ import { makeCategory } from "./fixtures/listings.js"
 import { fromIp, randomIp } from "./fixtures/servers.js"
 import { makeTenant, tenantHeaders } from "./fixtures/tenants.js"
 import { apiClient, rawRequest, TestApp } from "./fixtures/TestApp.js"
-import { authHeaders, makeAdmin, makeSuperAdmin, makeUser, type TestUser } from "./fixtures/users.js"
+import { authHeaders, makeSuperAdmin, makeUser, type TestUser } from "./fixtures/users.js"
 
-type ErrorBody = { errors: Array<{ code: string; message: string; field?: string }> }
-const errorsOf = (body: unknown) => (body as ErrorBody).errors
-const codeOf = (body: unknown) => errorsOf(body)[0]!.code
-const fieldsOf = (body: unknown) => errorsOf(body).map((e) => e.field)
-const dataOf = <A = Record<string, unknown>>(body: unknown) => (body as { data: A }).data
 const idsOf = (body: unknown) => dataOf<Array<{ id: number }>>(body).map((e) => e.id)
 const includes = (actual: unknown, expected: Record<string, unknown>) =>
   assert.deepInclude<Record<string, unknown>>(actual as Record<string, unknown>, expected)
@@ -39,25 +36,6 @@ const call = (method: Method, path: string, headers: Headers, body?: unknown) =>
   })
 
 const inHours = (hours: number) => new Date(Date.now() + hours * HOUR).toISOString()
-
-/** A community with an admin and two members, all signed in. */
-const community = (overrides: Record<string, unknown> = {}) =>
-  Effect.gen(function*() {
-    const tenant = yield* makeTenant(overrides)
-    const admin = yield* makeAdmin(tenant, { firstName: "Ada", lastName: "Admin" })
-    const member = yield* makeUser(tenant, { firstName: "Mia", lastName: "Member" })
-    const other = yield* makeUser(tenant, { firstName: "Otto", lastName: "Other" })
-    return {
-      tenant,
-      admin,
-      member,
-      other,
-      adminHeaders: yield* authHeaders(admin),
-      memberHeaders: yield* authHeaders(member),
-      otherHeaders: yield* authHeaders(other),
-      anonymous: tenantHeaders(tenant)
-    }
-  })
 
 const members = (tenant: Tenant, n: number) => Effect.forEach(Array.from({ length: n }), () => makeUser(tenant))
 

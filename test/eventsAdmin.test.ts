@@ -2,16 +2,13 @@ import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import type { Tenant } from "@timebank/domain"
 import { Effect } from "effect"
+import { codeOf, dataOf, fieldsOf } from "./fixtures/bodies.js"
+import { community as baseCommunity } from "./fixtures/community.js"
 import { insertRsvp, insertWaitlistEntry, linkOccurrences, makeEvent } from "./fixtures/events.js"
-import { makeTenant, tenantHeaders } from "./fixtures/tenants.js"
+import { makeTenant } from "./fixtures/tenants.js"
 import { apiClient, rawRequest, TestApp } from "./fixtures/TestApp.js"
-import { authHeaders, makeAdmin, makeSuperAdmin, makeUser } from "./fixtures/users.js"
+import { authHeaders, makeSuperAdmin, makeUser } from "./fixtures/users.js"
 
-type ErrorBody = { errors: Array<{ code: string; message: string; field?: string }> }
-const errorsOf = (body: unknown) => (body as ErrorBody).errors
-const codeOf = (body: unknown) => errorsOf(body)[0]!.code
-const fieldsOf = (body: unknown) => errorsOf(body).map((e) => e.field)
-const dataOf = <A = Record<string, unknown>>(body: unknown) => (body as { data: A }).data
 const idsOf = (body: unknown) => dataOf<Array<{ id: number }>>(body).map((e) => e.id)
 const includes = (actual: unknown, expected: Record<string, unknown>) =>
   assert.deepInclude<Record<string, unknown>>(actual as Record<string, unknown>, expected)
@@ -23,21 +20,9 @@ type Headers = Record<string, string>
 const call = (method: Method, path: string, headers: Headers, body?: unknown) =>
   rawRequest(method, path, { headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
 
-/** A community with a signed-in admin and a signed-in member. */
+/** The shared community, its admin's headers also as `headers`. */
 const community = (overrides: Record<string, unknown> = {}) =>
-  Effect.gen(function*() {
-    const tenant = yield* makeTenant(overrides)
-    const admin = yield* makeAdmin(tenant)
-    const member = yield* makeUser(tenant, { firstName: "Mia" })
-    return {
-      tenant,
-      admin,
-      member,
-      headers: yield* authHeaders(admin),
-      memberHeaders: yield* authHeaders(member),
-      anonymous: tenantHeaders(tenant)
-    }
-  })
+  Effect.map(baseCommunity(overrides), (c) => ({ ...c, headers: c.adminHeaders }))
 
 const outboxOf = (tenant: Tenant, type: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>

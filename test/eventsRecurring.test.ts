@@ -3,6 +3,7 @@ import { assert, describe, layer } from "@effect/vitest"
 import { clampDayOfMonth } from "@timebank/server"
 import { Effect } from "effect"
 import { DateTime } from "luxon"
+import { codeOf, dataOf, fieldsOf } from "./fixtures/bodies.js"
 import { insertRsvp, makeEvent, makePoll } from "./fixtures/events.js"
 import { makeCategory } from "./fixtures/listings.js"
 import { signIn } from "./fixtures/members.js"
@@ -11,10 +12,6 @@ import { makeTenant, tenantHeaders } from "./fixtures/tenants.js"
 import { rawRequest, TestApp } from "./fixtures/TestApp.js"
 import { authHeaders, makeAdmin, makeSuperAdmin, makeUser } from "./fixtures/users.js"
 
-type ErrorBody = { errors: Array<{ code: string; message: string; field?: string }> }
-const codeOf = (body: unknown) => (body as ErrorBody).errors[0]!.code
-const fieldsOf = (body: unknown) => (body as ErrorBody).errors.map((e) => e.field)
-const dataOf = <A = Record<string, unknown>>(body: unknown) => (body as { data: A }).data
 const includes = (actual: unknown, expected: Record<string, unknown>) =>
   assert.deepInclude<Record<string, unknown>>(actual as Record<string, unknown>, expected)
 

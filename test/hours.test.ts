@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import type { Tenant } from "@timebank/domain"
 import { Effect } from "effect"
+import { codeOf, dataOf, errorsOf, fieldsOf, metaOf } from "./fixtures/bodies.js"
 import { balanceOf, fund, verifyLedger } from "./fixtures/ledger.js"
 import { makeTenant, tenantHeaders } from "./fixtures/tenants.js"
 import { rawRequest, TestApp } from "./fixtures/TestApp.js"
@@ -17,13 +18,6 @@ import {
   type TestOrganisation
 } from "./fixtures/volunteering.js"
 
-type ErrorBody = { errors: Array<{ code: string; message: string; field?: string }> }
-const errorsOf = (body: unknown) => (body as ErrorBody).errors
-const codeOf = (body: unknown) => errorsOf(body)[0]!.code
-const fieldsOf = (body: unknown) => errorsOf(body).map((e) => e.field)
-const dataOf = <A = Record<string, unknown>>(body: unknown) => (body as { data: A }).data
-type Meta = { per_page: number; has_more: boolean; cursor?: string }
-const metaOf = (body: unknown) => (body as { meta: Meta }).meta
 type Headers = Record<string, string>
 type Method = "GET" | "POST" | "PUT"
 type Payment = { status: string; transaction_id: number | null; amount: number | null }

@@ -2,15 +2,13 @@ import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Exit } from "effect"
 import { randomUUID } from "node:crypto"
+import { codeOf, dataOf, fieldOf } from "./fixtures/bodies.js"
 import { balanceOf, countTransactions, fund, transfer, verifyLedger } from "./fixtures/ledger.js"
 import { makeListing } from "./fixtures/listings.js"
 import { makeTenant, tenantHeaders } from "./fixtures/tenants.js"
 import { rawRequest, TestApp } from "./fixtures/TestApp.js"
 import { authHeaders, makeAdmin, makeUser } from "./fixtures/users.js"
 
-type ErrorBody = { errors: Array<{ code: string; field?: string }> }
-const codeOf = (body: unknown) => (body as ErrorBody).errors[0]!.code
-const fieldOf = (body: unknown) => (body as ErrorBody).errors[0]!.field
 type Tx = {
   id: number
   amount: number
@@ -20,7 +18,6 @@ type Tx = {
   direction: string
   listing_id: number | null
 }
-const dataOf = <A>(body: unknown) => (body as { data: A }).data
 
 /** A community with an admin and two members, Ann funded with `hours`. */
 const community = (hours: number, settings: Record<string, unknown> = {}) =>

@@ -3,17 +3,14 @@ import { assert, describe, layer } from "@effect/vitest"
 import { CurrentTenant, type Tenant } from "@timebank/domain"
 import { ListingsService } from "@timebank/server"
 import { Effect } from "effect"
+import { codeOf, dataOf, fieldsOf } from "./fixtures/bodies.js"
+import { community } from "./fixtures/community.js"
 import { makeAttribute, makeCategory, makeListing } from "./fixtures/listings.js"
 import { fromIp, randomIp } from "./fixtures/servers.js"
 import { makeTenant, tenantHeaders } from "./fixtures/tenants.js"
 import { apiClient, rawRequest, TestApp } from "./fixtures/TestApp.js"
-import { authHeaders, makeAdmin, makeSuperAdmin, makeUser, type TestUser } from "./fixtures/users.js"
+import { authHeaders, makeSuperAdmin, type TestUser } from "./fixtures/users.js"
 
-type ErrorBody = { errors: Array<{ code: string; message: string; field?: string }> }
-const errorsOf = (body: unknown) => (body as ErrorBody).errors
-const codeOf = (body: unknown) => errorsOf(body)[0]!.code
-const fieldsOf = (body: unknown) => errorsOf(body).map((e) => e.field)
-const dataOf = <A = Record<string, unknown>>(body: unknown) => (body as { data: A }).data
 type Page = { data: Array<{ id: number; user: { id: number; first_name: string } }>; meta: Record<string, unknown> }
 
 const LISTINGS = "/api/v2/listings"
@@ -25,25 +22,6 @@ const call = (method: Method, path: string, headers: Headers, body?: unknown) =>
   rawRequest(method, path, {
     headers: { ...fromIp(randomIp()), ...headers },
     ...(body === undefined ? {} : { body: JSON.stringify(body) })
-  })
-
-/** A community with an admin and two members (one signed in), with optional settings and features. */
-const community = (overrides: Record<string, unknown> = {}) =>
-  Effect.gen(function*() {
-    const tenant = yield* makeTenant(overrides)
-    const admin = yield* makeAdmin(tenant, { firstName: "Ada", lastName: "Admin" })
-    const member = yield* makeUser(tenant, { firstName: "Mia", lastName: "Member" })
-    const other = yield* makeUser(tenant, { firstName: "Otto", lastName: "Other" })
-    return {
-      tenant,
-      admin,
-      member,
-      other,
-      adminHeaders: yield* authHeaders(admin),
-      memberHeaders: yield* authHeaders(member),
-      otherHeaders: yield* authHeaders(other),
-      anonymous: tenantHeaders(tenant)
-    }
   })
 
 const listingRow = (id: number) =>

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import type { Tenant } from "@timebank/domain"
 import { Effect } from "effect"
+import { codeOf, dataOf, fieldsOf, metaOf } from "./fixtures/bodies.js"
 import { makeTenant, tenantHeaders } from "./fixtures/tenants.js"
 import { apiClient, rawRequest, TestApp } from "./fixtures/TestApp.js"
 import { authHeaders, makeAdmin, makeSuperAdmin, makeUser, type TestUser } from "./fixtures/users.js"
@@ -13,13 +14,6 @@ import {
   type TestOrganisation
 } from "./fixtures/volunteering.js"
 
-type ErrorBody = { errors: Array<{ code: string; message: string; field?: string }> }
-const errorsOf = (body: unknown) => (body as ErrorBody).errors
-const codeOf = (body: unknown) => errorsOf(body)[0]!.code
-const fieldsOf = (body: unknown) => errorsOf(body).map((e) => e.field)
-const dataOf = <A = Record<string, unknown>>(body: unknown) => (body as { data: A }).data
-type Meta = { per_page: number; has_more: boolean; cursor?: string }
-const metaOf = (body: unknown) => (body as { meta: Meta }).meta
 type Headers = Record<string, string>
 type Method = "GET" | "POST" | "PUT"
 

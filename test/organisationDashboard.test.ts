@@ -1,6 +1,7 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { hourPayment, isoDate } from "@timebank/server"
 import { Effect } from "effect"
+import { codeOf, dataOf, fieldOf, metaOf } from "./fixtures/bodies.js"
 import { makeTenant, tenantHeaders } from "./fixtures/tenants.js"
 import { rawRequest, TestApp } from "./fixtures/TestApp.js"
 import { authHeaders, makeAdmin, makeSuperAdmin, makeUser, type TestUser } from "./fixtures/users.js"
@@ -13,12 +14,6 @@ import {
   type TestOrganisation
 } from "./fixtures/volunteering.js"
 
-type ErrorBody = { errors: Array<{ code: string; message: string; field?: string }> }
-const codeOf = (body: unknown) => (body as ErrorBody).errors[0]!.code
-const fieldOf = (body: unknown) => (body as ErrorBody).errors[0]!.field
-const dataOf = <A = Record<string, unknown>>(body: unknown) => (body as { data: A }).data
-type Meta = { per_page: number; has_more: boolean; cursor?: string }
-const metaOf = (body: unknown) => (body as { meta: Meta }).meta
 type Headers = Record<string, string>
 
 const ORGANISATIONS = "/api/v2/volunteering/organisations"

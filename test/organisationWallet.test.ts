@@ -3,18 +3,13 @@ import { assert, describe, layer } from "@effect/vitest"
 import type { Tenant } from "@timebank/domain"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
+import { codeOf, dataOf, type ErrorBody, fieldOf, metaOf } from "./fixtures/bodies.js"
 import { balanceOf, countTransactions, fund, verifyLedger } from "./fixtures/ledger.js"
 import { makeTenant } from "./fixtures/tenants.js"
 import { rawRequest, TestApp } from "./fixtures/TestApp.js"
 import { authHeaders, makeAdmin, makeSuperAdmin, makeUser } from "./fixtures/users.js"
 import { makeHours, makeMembership, makeOrganisation, type TestOrganisation } from "./fixtures/volunteering.js"
 
-type ErrorBody = { errors: Array<{ code: string; message: string; field?: string }> }
-const codeOf = (body: unknown) => (body as ErrorBody).errors[0]!.code
-const fieldOf = (body: unknown) => (body as ErrorBody).errors[0]!.field
-const dataOf = <A = Record<string, unknown>>(body: unknown) => (body as { data: A }).data
-type Meta = { per_page: number; has_more: boolean; cursor?: string }
-const metaOf = (body: unknown) => (body as { meta: Meta }).meta
 type Headers = Record<string, string>
 type Tx = {
   id: number

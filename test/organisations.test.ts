@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import type { Tenant } from "@timebank/domain"
 import { Effect } from "effect"
+import { codeOf, dataOf, errorsOf, fieldsOf, type Meta, metaOf } from "./fixtures/bodies.js"
 import { fromIp, randomIp } from "./fixtures/servers.js"
 import { makeTenant, tenantHeaders } from "./fixtures/tenants.js"
 import { apiClient, rawRequest, TestApp } from "./fixtures/TestApp.js"
@@ -15,13 +16,6 @@ import {
   makeReview
 } from "./fixtures/volunteering.js"
 
-type ErrorBody = { errors: Array<{ code: string; message: string; field?: string }> }
-const errorsOf = (body: unknown) => (body as ErrorBody).errors
-const codeOf = (body: unknown) => errorsOf(body)[0]!.code
-const fieldsOf = (body: unknown) => errorsOf(body).map((e) => e.field)
-const dataOf = <A = Record<string, unknown>>(body: unknown) => (body as { data: A }).data
-type Meta = { per_page: number; has_more: boolean; cursor?: string }
-const metaOf = (body: unknown) => (body as { meta: Meta }).meta
 const includes = (actual: unknown, expected: Record<string, unknown>) =>
   assert.deepInclude<Record<string, unknown>>(actual as Record<string, unknown>, expected)
 

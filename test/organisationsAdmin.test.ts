@@ -3,11 +3,12 @@ import { assert, describe, layer } from "@effect/vitest"
 import type { Tenant } from "@timebank/domain"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
+import { codeOf, dataOf, errorsOf, fieldsOf } from "./fixtures/bodies.js"
+import { community as baseCommunity } from "./fixtures/community.js"
 import { verifyLedger } from "./fixtures/ledger.js"
 import { fromIp, randomIp } from "./fixtures/servers.js"
-import { makeTenant, tenantHeaders } from "./fixtures/tenants.js"
 import { apiClient, rawRequest, TestApp } from "./fixtures/TestApp.js"
-import { authHeaders, makeAdmin, makeSuperAdmin, makeUser } from "./fixtures/users.js"
+import { authHeaders, makeSuperAdmin, makeUser } from "./fixtures/users.js"
 import {
   makeApplication,
   makeHours,
@@ -18,11 +19,6 @@ import {
   type TestOrganisation
 } from "./fixtures/volunteering.js"
 
-type ErrorBody = { errors: Array<{ code: string; message: string; field?: string }> }
-const errorsOf = (body: unknown) => (body as ErrorBody).errors
-const codeOf = (body: unknown) => errorsOf(body)[0]!.code
-const fieldsOf = (body: unknown) => errorsOf(body).map((e) => e.field)
-const dataOf = <A = Record<string, unknown>>(body: unknown) => (body as { data: A }).data
 const metaOf = <A = Record<string, unknown>>(body: unknown) => (body as { meta: A }).meta
 const includes = (actual: unknown, expected: Record<string, unknown>, message?: string) =>
   assert.deepInclude<Record<string, unknown>>(actual as Record<string, unknown>, expected, message)
@@ -63,22 +59,12 @@ const call = (method: Method, path: string, headers: Headers, body?: unknown) =>
 const adjust = (headers: Headers, id: number, body: unknown, key: string = randomUUID()) =>
   call("PUT", `${ORGS}/${id}/wallet/adjust`, { ...headers, "idempotency-key": key }, body)
 
-/** A community with a signed-in admin, broker and member. */
+/** The shared community, its admin's headers also as `headers`, with a signed-in broker. */
 const community = (overrides: Record<string, unknown> = {}) =>
   Effect.gen(function*() {
-    const tenant = yield* makeTenant(overrides)
-    const admin = yield* makeAdmin(tenant, { firstName: "Ada" })
-    const member = yield* makeUser(tenant, { firstName: "Mia", lastName: "Member" })
-    const broker = yield* makeUser(tenant, { role: "broker" })
-    return {
-      tenant,
-      admin,
-      member,
-      headers: yield* authHeaders(admin),
-      memberHeaders: yield* authHeaders(member),
-      brokerHeaders: yield* authHeaders(broker),
-      anonymous: tenantHeaders(tenant)
-    }
+    const c = yield* baseCommunity(overrides)
+    const broker = yield* makeUser(c.tenant, { role: "broker" })
+    return { ...c, headers: c.adminHeaders, brokerHeaders: yield* authHeaders(broker) }
   })
 type Community = Effect.Effect.Success<ReturnType<typeof community>>
 

@@ -3,14 +3,10 @@ import { assert, describe, layer } from "@effect/vitest"
 import { CurrentTenant, PollId, type Tenant } from "@timebank/domain"
 import { PollsService } from "@timebank/server"
 import { Effect } from "effect"
-import { makeTenant, tenantHeaders } from "./fixtures/tenants.js"
+import { codeOf, sortedFieldsOf as fieldsOf } from "./fixtures/bodies.js"
+import { community } from "./fixtures/community.js"
 import { apiClient, rawRequest, TestApp } from "./fixtures/TestApp.js"
-import { authHeaders, makeAdmin, makeSuperAdmin, makeUser, type TestUser } from "./fixtures/users.js"
-
-type ErrorBody = { errors: Array<{ code: string; message: string; field?: string }> }
-const errorsOf = (body: unknown) => (body as ErrorBody).errors
-const codeOf = (body: unknown) => errorsOf(body)[0]!.code
-const fieldsOf = (body: unknown) => errorsOf(body).map((e) => e.field).sort()
+import { authHeaders, makeSuperAdmin, makeUser, type TestUser } from "./fixtures/users.js"
 
 interface PollView {
   id: number
@@ -28,25 +24,6 @@ type Headers = Record<string, string>
 
 const call = (method: "GET" | "POST", path: string, headers: Headers, body?: unknown) =>
   rawRequest(method, path, { headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
-
-/** A community with an admin and two signed-in members. */
-const community = (overrides: Record<string, unknown> = {}) =>
-  Effect.gen(function*() {
-    const tenant = yield* makeTenant(overrides)
-    const member = yield* makeUser(tenant)
-    const other = yield* makeUser(tenant)
-    const admin = yield* makeAdmin(tenant)
-    return {
-      tenant,
-      member,
-      other,
-      admin,
-      memberHeaders: yield* authHeaders(member),
-      otherHeaders: yield* authHeaders(other),
-      adminHeaders: yield* authHeaders(admin),
-      anonymous: tenantHeaders(tenant)
-    }
-  })
 
 const createPoll = (headers: Headers, question = "Which day suits?", options = ["Monday", "Tuesday", "Wednesday"]) =>
   Effect.map(call("POST", POLLS, headers, { question, options }), (res) => {

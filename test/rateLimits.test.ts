@@ -4,13 +4,13 @@ import { RateLimit } from "@timebank/domain"
 import { rateLimitHeaders, redisOptionsFromUrl, retryAfterSeconds } from "@timebank/server"
 import { Context, Duration, Effect, Layer } from "effect"
 import { randomBytes } from "node:crypto"
+import type { ErrorBody } from "./fixtures/bodies.js"
 import { fromIp, randomIp, TestServerOn } from "./fixtures/servers.js"
 import { makeTenant, tenantHeaders } from "./fixtures/tenants.js"
 import { rawRequest, TestApp } from "./fixtures/TestApp.js"
 import { freshDatabase } from "./fixtures/TestDatabase.js"
 import { makeUser, type TestUser } from "./fixtures/users.js"
 
-type ErrorBody = { errors: Array<{ code: string; message: string; field?: string }> }
 type Response = Effect.Effect.Success<ReturnType<typeof rawRequest>>
 
 const codesOf = (body: unknown) => (body as ErrorBody).errors.map((e) => e.code)

@@ -3,12 +3,10 @@ import { CurrentTenant, TenantId } from "@timebank/domain"
 import { bootstrapSuperAdmin, UserRepo, verifyPassword } from "@timebank/server"
 import { ConfigProvider, Effect, Exit, Option } from "effect"
 import { randomBytes } from "node:crypto"
+import { errorsOf } from "./fixtures/bodies.js"
 import { makeTenant, tenantHeaders } from "./fixtures/tenants.js"
 import { apiClient, rawRequest, TestApp } from "./fixtures/TestApp.js"
 import { authHeaders, login, makeAdmin, makeSuperAdmin, makeUser, platformTenant } from "./fixtures/users.js"
-
-type Errors = { errors: Array<{ code: string; message: string; field?: string }> }
-const errorsOf = (body: unknown) => (body as Errors).errors
 
 interface TenantBody {
   id: number
