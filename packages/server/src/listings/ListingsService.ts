@@ -4,8 +4,6 @@ import {
   type CreateListing,
   CurrentTenant,
   CurrentUser,
-  cursorPage,
-  encodeCursor,
   type ListingDeleted,
   type ListingId,
   type ListListingsParams,
@@ -16,6 +14,7 @@ import {
 } from "@timebank/domain"
 import { Array as Arr, Effect, Option } from "effect"
 import { Outbox } from "../platform/Outbox.js"
+import { idCursorPage } from "../platform/Paging.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { requireFeature } from "../tenancy/FeatureGate.js"
 import { AttributeRepo, toDefinition } from "./AttributeRepo.js"
@@ -111,8 +110,7 @@ export class ListingsService extends Effect.Service<ListingsService>()("Listings
         userId: params.user_id,
         search: params.search
       })
-      const page = cursorPage(rows, perPage, (last) => encodeCursor(Number(last.id)))
-      return { data: yield* views.many(page.data), meta: page.meta }
+      return yield* idCursorPage(rows, perPage, views.many)
     }, gate)
 
     const get = Effect.fn("Listings.get")(function*(id: ListingId) {

@@ -3,8 +3,6 @@ import {
   type ApplicationId,
   type ApplyToOpportunity,
   CurrentUser,
-  cursorPage,
-  encodeCursor,
   Forbidden,
   NotFound,
   type OpportunityId,
@@ -15,6 +13,7 @@ import {
 } from "@timebank/domain"
 import { Effect, Option } from "effect"
 import { Outbox } from "../platform/Outbox.js"
+import { idCursorPage } from "../platform/Paging.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { requireFeature } from "../tenancy/FeatureGate.js"
 import { ApplicationRepo } from "./ApplicationRepo.js"
@@ -127,8 +126,7 @@ export class ApplicationsService extends Effect.Service<ApplicationsService>()("
       const actor = yield* CurrentUser
       const perPage = params.per_page ?? VOLUNTEERING_PER_PAGE_DEFAULT
       const rows = yield* repo.byUser(actor.userId, params.cursor, perPage + 1)
-      const page = cursorPage(rows, perPage, (last) => encodeCursor(Number(last.id)))
-      return { data: yield* views.applications(page.data), meta: page.meta }
+      return yield* idCursorPage(rows, perPage, views.applications)
     }, gate)
 
     return { apply, review, mine } as const

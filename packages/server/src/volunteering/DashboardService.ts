@@ -13,6 +13,7 @@ import {
 import { DateTime, Effect } from "effect"
 import { UserSummaries } from "../identity/UserSummaries.js"
 import { LedgerService } from "../ledger/LedgerService.js"
+import { idCursorPage } from "../platform/Paging.js"
 import { requireFeature } from "../tenancy/FeatureGate.js"
 import { DashboardRepo } from "./DashboardRepo.js"
 import { OrganisationAccess, OrganisationManager } from "./OrganisationPolicy.js"
@@ -88,8 +89,7 @@ export class DashboardService extends Effect.Service<DashboardService>()("Dashbo
       return yield* access.manage(id)(Effect.gen(function*() {
         const perPage = params.per_page ?? VOLUNTEERING_PER_PAGE_DEFAULT
         const rows = yield* repo.applications(id, { before: params.cursor, limit: perPage + 1, status: params.status })
-        const page = cursorPage(rows, perPage, (last) => encodeCursor(Number(last.id)))
-        return { data: yield* views.applications(page.data), meta: page.meta }
+        return yield* idCursorPage(rows, perPage, views.applications)
       }))
     }, gateVolunteering)
 
@@ -100,8 +100,7 @@ export class DashboardService extends Effect.Service<DashboardService>()("Dashbo
       return yield* access.manage(id)(Effect.gen(function*() {
         const perPage = params.per_page ?? VOLUNTEERING_PER_PAGE_DEFAULT
         const rows = yield* repo.pendingHourLogs(id, { before: params.cursor, limit: perPage + 1 })
-        const page = cursorPage(rows, perPage, (last) => encodeCursor(Number(last.id)))
-        return { data: yield* views.hourLogs(page.data), meta: page.meta }
+        return yield* idCursorPage(rows, perPage, views.hourLogs)
       }))
     }, gateVolunteering)
 

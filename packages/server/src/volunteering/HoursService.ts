@@ -2,8 +2,6 @@ import {
   type Actor,
   AlreadyReviewed,
   CurrentUser,
-  cursorPage,
-  encodeCursor,
   Forbidden,
   type HourLogId,
   InsufficientBalance,
@@ -20,6 +18,7 @@ import {
 import { Array as Arr, Effect, Option } from "effect"
 import { LedgerService } from "../ledger/LedgerService.js"
 import { Outbox } from "../platform/Outbox.js"
+import { idCursorPage } from "../platform/Paging.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { requireFeature } from "../tenancy/FeatureGate.js"
 import { ApplicationRepo } from "./ApplicationRepo.js"
@@ -226,8 +225,7 @@ export class HoursService extends Effect.Service<HoursService>()("HoursService",
       const actor = yield* CurrentUser
       const perPage = params.per_page ?? VOLUNTEERING_PER_PAGE_DEFAULT
       const rows = yield* repo.byUser(actor.userId, params.cursor, perPage + 1)
-      const page = cursorPage(rows, perPage, (last) => encodeCursor(Number(last.id)))
-      return { data: yield* views.hourLogs(page.data), meta: page.meta }
+      return yield* idCursorPage(rows, perPage, views.hourLogs)
     }, gate)
 
     return { log, review, mine } as const

@@ -1,7 +1,5 @@
 import {
   type CreateOpportunity,
-  cursorPage,
-  encodeCursor,
   isVisibleStatus,
   NotFound,
   Opportunity,
@@ -13,6 +11,7 @@ import {
 } from "@timebank/domain"
 import { DateTime, Effect, Option } from "effect"
 import { Outbox } from "../platform/Outbox.js"
+import { idCursorPage } from "../platform/Paging.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { requireFeature } from "../tenancy/FeatureGate.js"
 import { type OpportunityPatch, OpportunityRepo, type OpportunityRow } from "./OpportunityRepo.js"
@@ -69,8 +68,7 @@ export class OpportunitiesService extends Effect.Service<OpportunitiesService>()
         organisationId: params.organisation_id,
         search: params.search
       })
-      const page = cursorPage(rows, perPage, (last) => encodeCursor(Number(last.id)))
-      return { data: page.data.map(toOpportunity), meta: page.meta }
+      return yield* idCursorPage(rows, perPage, (page) => Effect.succeed(page.map(toOpportunity)))
     }, gate)
 
     const get = Effect.fn("Opportunities.get")(function*(id: OpportunityId) {

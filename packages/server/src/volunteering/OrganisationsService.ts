@@ -1,9 +1,7 @@
 import {
   CurrentUser,
-  cursorPage,
   DIRECTORY_PER_PAGE_DEFAULT,
   type DirectoryParams,
-  encodeCursor,
   isVisibleStatus,
   type MemberRole,
   type MyOrganisation,
@@ -12,6 +10,7 @@ import {
   type UpdateOrganisation
 } from "@timebank/domain"
 import { Effect } from "effect"
+import { idCursorPage } from "../platform/Paging.js"
 import { requireFeature } from "../tenancy/FeatureGate.js"
 import { CommunityMember, requireCommunityMember } from "./CommunityMember.js"
 import {
@@ -53,8 +52,7 @@ export class OrganisationsService extends Effect.Service<OrganisationsService>()
     const directory = Effect.fn("Organisations.directory")(function*(params: DirectoryParams) {
       const perPage = params.per_page ?? DIRECTORY_PER_PAGE_DEFAULT
       const rows = yield* repo.directory({ before: params.cursor, limit: perPage + 1, search: params.search })
-      const page = cursorPage(rows, perPage, (last) => encodeCursor(Number(last.id)))
-      return { data: yield* views.directory(page.data), meta: page.meta }
+      return yield* idCursorPage(rows, perPage, views.directory)
     }, gate)
 
     /** Only visible (`active`/`approved`) organisations exist for the public. */

@@ -1,8 +1,6 @@
 import {
   AlreadyExists,
   type CreateReview,
-  cursorPage,
-  encodeCursor,
   isVisibleStatus,
   NotFound,
   Review,
@@ -18,6 +16,7 @@ import { DateTime, Effect, Option } from "effect"
 import { ProfileService } from "../identity/ProfileService.js"
 import { UserSummaries } from "../identity/UserSummaries.js"
 import { Outbox } from "../platform/Outbox.js"
+import { idCursorPage } from "../platform/Paging.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { requireFeature } from "../tenancy/FeatureGate.js"
 import { CommunityMember, requireCommunityMember } from "./CommunityMember.js"
@@ -121,8 +120,7 @@ export class ReviewsService extends Effect.Service<ReviewsService>()("ReviewsSer
       yield* requireTarget(target)
       const perPage = params.per_page ?? VOLUNTEERING_PER_PAGE_DEFAULT
       const rows = yield* repo.page({ target, before: params.cursor, limit: perPage + 1 })
-      const page = cursorPage(rows, perPage, (last) => encodeCursor(Number(last.id)))
-      return { data: yield* views(page.data), meta: page.meta }
+      return yield* idCursorPage(rows, perPage, views)
     }, gate)
 
     return { create, list } as const
