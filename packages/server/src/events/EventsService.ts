@@ -12,6 +12,7 @@ import {
   type ValidationIssue
 } from "@timebank/domain"
 import { Array as Arr, Clock, DateTime, Effect, Option } from "effect"
+import { CommunityMember } from "../identity/Policy.js"
 import { Outbox } from "../platform/Outbox.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { requireFeature } from "../tenancy/FeatureGate.js"
@@ -19,7 +20,7 @@ import { EventInputs, eventInsertOf } from "./EventInputs.js"
 import { EventLifecycle, eventNotFound } from "./EventLifecycle.js"
 import { type EventPatch, EventRepo, type EventRow } from "./EventRepo.js"
 import { eventSnapshot } from "./EventSnapshot.js"
-import { EventEditor, EventMember, requireEventEditor, requireEventMember } from "./EventsPolicy.js"
+import { EventEditor, requireEventEditor, requireEventMember } from "./EventsPolicy.js"
 import { EventViews } from "./EventViews.js"
 import { rescheduleReminders } from "./ReminderRepo.js"
 
@@ -129,7 +130,7 @@ export class EventsService extends Effect.Service<EventsService>()("EventsServic
 
     const create = Effect.fn("Events.create")(
       function*(input: CreateEvent) {
-        const organiser = yield* EventMember
+        const organiser = yield* CommunityMember
         const start = toDate(input.start_time)
         const end = input.end_time === undefined || input.end_time === null ? null : toDate(input.end_time)
         const category = yield* resolveCategory(input.category_id, input.category_name)

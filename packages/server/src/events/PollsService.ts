@@ -1,8 +1,6 @@
 import {
-  type Actor,
   type CreatePoll,
   CurrentUser,
-  Forbidden,
   NotFound,
   Poll,
   type PollId,
@@ -11,7 +9,8 @@ import {
   type UserId,
   ValidationFailed
 } from "@timebank/domain"
-import { Context, DateTime, Effect, Option } from "effect"
+import { DateTime, Effect, Option } from "effect"
+import { CommunityMember, requireCommunityMember } from "../identity/Policy.js"
 import { Outbox } from "../platform/Outbox.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { requireFeature } from "../tenancy/FeatureGate.js"
@@ -20,25 +19,6 @@ import { PollRepo, type PollRow } from "./PollRepo.js"
 const gate = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.zipRight(requireFeature("polls"), effect)
 
 export const pollNotFound = () => NotFound.of("Poll")
-
-/**
- * The caller acts as a member of the community it addresses (not a platform super-admin visiting it): polls and
- * votes belong to members. Provided only by `requirePollMember`.
- */
-export class PollMember extends Context.Tag("Policy/PollMember")<PollMember, Actor>() {}
-
-/** Runs `effect` as a member of this community, or fails with 403 `FORBIDDEN`. */
-export const requirePollMember = (action: string) =>
-<A, E, R>(
-  effect: Effect.Effect<A, E, R>
-): Effect.Effect<A, E | Forbidden, Exclude<R, PollMember> | CurrentUser> =>
-  Effect.flatMap(
-    CurrentUser,
-    (actor): Effect.Effect<A, E | Forbidden, Exclude<R, PollMember>> =>
-      actor.tenantId === actor.actingTenantId
-        ? Effect.provideService(effect, PollMember, actor)
-        : Effect.fail(new Forbidden({ message: `Only members of this community may ${action}` }))
-  )
 
 /** Polls of members (decisions D8), gated on the `polls` feature. */
 export class PollsService extends Effect.Service<PollsService>()("PollsService", {
@@ -75,7 +55,7 @@ export class PollsService extends Effect.Service<PollsService>()("PollsService",
 
     const create = Effect.fn("Polls.create")(
       function*(input: CreatePoll) {
-        const member = yield* PollMember
+        const member = yield* CommunityMember
         const row = yield* db.transaction(Effect.gen(function*() {
           const row = yield* repo.insert(member.userId, input.question, input.options)
           yield* outbox.append("PollCreated", {
@@ -88,7 +68,7 @@ export class PollsService extends Effect.Service<PollsService>()("PollsService",
         }))
         return yield* view(row, member.userId)
       },
-      requirePollMember("ask polls"),
+      requireCommunityMember("ask polls"),
       gate
     )
 
@@ -99,13 +79,13 @@ export class PollsService extends Effect.Service<PollsService>()("PollsService",
 
     const vote = Effect.fn("Polls.vote")(
       function*(id: PollId, optionId: number) {
-        const member = yield* PollMember
+        const member = yield* CommunityMember
         const row = yield* find(id)
         const voted = yield* repo.vote(id, optionId, member.userId)
         if (!voted) return yield* ValidationFailed.field("option_id", "is not an option of this poll")
         return yield* view(row, member.userId)
       },
-      requirePollMember("vote"),
+      requireCommunityMember("vote"),
       gate
     )
 

@@ -10,13 +10,14 @@ import {
   type ValidationIssue
 } from "@timebank/domain"
 import { Array as Arr, Clock, DateTime, Effect, Either, Option } from "effect"
+import { CommunityMember } from "../identity/Policy.js"
 import { Outbox } from "../platform/Outbox.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { EventInputs, eventInsertOf } from "./EventInputs.js"
 import { EventLifecycle, eventNotFound } from "./EventLifecycle.js"
 import { type EventPatch, EventRepo, type EventRow } from "./EventRepo.js"
 import { eventSnapshot } from "./EventSnapshot.js"
-import { EventEditor, EventMember, requireEventEditor, requireEventMember } from "./EventsPolicy.js"
+import { EventEditor, requireEventEditor, requireEventMember } from "./EventsPolicy.js"
 import { changedColumns, checkTimes, EventsService, gateEvents, NOTIFIED_CHANGES } from "./EventsService.js"
 import { EventViews } from "./EventViews.js"
 import { expandRecurrence, parseWeekdays, type RecurrenceEnds, type RecurrenceRule } from "./Recurrence.js"
@@ -102,7 +103,7 @@ export class RecurringEventsService extends Effect.Service<RecurringEventsServic
 
     const create = Effect.fn("Events.createRecurring")(
       function*(input: CreateRecurringEvent) {
-        const organiser = yield* EventMember
+        const organiser = yield* CommunityMember
         const tenant = yield* CurrentTenant
         const at = yield* now
         const start = toDate(input.start_time)

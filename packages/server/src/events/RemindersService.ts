@@ -10,9 +10,10 @@ import {
   type ValidationIssue
 } from "@timebank/domain"
 import { Array as Arr, Clock, DateTime, Effect } from "effect"
+import { CommunityMember } from "../identity/Policy.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { eventNotFound } from "./EventLifecycle.js"
-import { EventMember, requireEventMember } from "./EventsPolicy.js"
+import { requireEventMember } from "./EventsPolicy.js"
 import { gateEvents } from "./EventsService.js"
 import { ReminderRepo, type ReminderRow } from "./ReminderRepo.js"
 
@@ -65,7 +66,7 @@ export class RemindersService extends Effect.Service<RemindersService>()("Remind
 
     const set = Effect.fn("Events.setReminders")(
       function*(eventId: EventId, input: SetReminders) {
-        const member = yield* EventMember
+        const member = yield* CommunityMember
         const event = yield* repo.target(eventId, member.userId)
         if (event === undefined) return yield* eventNotFound()
         // Clearing is always allowed; a non-empty set needs an event still to come and a place at it.

@@ -11,9 +11,10 @@ import {
   type WaitlistView
 } from "@timebank/domain"
 import { DateTime, Effect, Option } from "effect"
+import { CommunityMember } from "../identity/Policy.js"
 import { requireFeature } from "../tenancy/FeatureGate.js"
 import { AttendeesRepo, summaryOf } from "./AttendeesRepo.js"
-import { canEditEvent, EventEditor, EventMember, requireEventEditor, requireEventMember } from "./EventsPolicy.js"
+import { canEditEvent, EventEditor, requireEventEditor, requireEventMember } from "./EventsPolicy.js"
 
 const gate = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.zipRight(requireFeature("events"), effect)
 
@@ -53,7 +54,7 @@ export class RsvpService extends Effect.Service<RsvpService>()("RsvpService", {
 
     const rsvp = Effect.fn("Events.rsvp")(
       function*(eventId: EventId, status: RsvpChoice) {
-        const actor = yield* EventMember
+        const actor = yield* CommunityMember
         const client = yield* entity(eventId)
         return yield* transportIsDefect(client.Rsvp({ userId: actor.userId, isApproved: actor.isApproved, status }))
       },
@@ -63,7 +64,7 @@ export class RsvpService extends Effect.Service<RsvpService>()("RsvpService", {
 
     const removeRsvp = Effect.fn("Events.removeRsvp")(
       function*(eventId: EventId) {
-        const actor = yield* EventMember
+        const actor = yield* CommunityMember
         const client = yield* entity(eventId)
         return yield* transportIsDefect(client.RemoveRsvp({ userId: actor.userId }))
       },
@@ -73,7 +74,7 @@ export class RsvpService extends Effect.Service<RsvpService>()("RsvpService", {
 
     const joinWaitlist = Effect.fn("Events.joinWaitlist")(
       function*(eventId: EventId) {
-        const actor = yield* EventMember
+        const actor = yield* CommunityMember
         const client = yield* entity(eventId)
         return yield* transportIsDefect(client.JoinWaitlist({ userId: actor.userId, isApproved: actor.isApproved }))
       },
@@ -83,7 +84,7 @@ export class RsvpService extends Effect.Service<RsvpService>()("RsvpService", {
 
     const leaveWaitlist = Effect.fn("Events.leaveWaitlist")(
       function*(eventId: EventId) {
-        const actor = yield* EventMember
+        const actor = yield* CommunityMember
         const client = yield* entity(eventId)
         return yield* transportIsDefect(client.LeaveWaitlist({ userId: actor.userId }))
       },

@@ -11,12 +11,13 @@ import {
 } from "@timebank/domain"
 import { DateTime, Effect, Option } from "effect"
 import { isTenantAdmin } from "../identity/Policy.js"
+import { CommunityMember } from "../identity/Policy.js"
 import { Outbox } from "../platform/Outbox.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { eventNotFound } from "./EventLifecycle.js"
 import { EventRepo } from "./EventRepo.js"
 import { eventSnapshot } from "./EventSnapshot.js"
-import { EventEditor, EventMember, requireEventEditor, requireEventMember } from "./EventsPolicy.js"
+import { EventEditor, requireEventEditor, requireEventMember } from "./EventsPolicy.js"
 import { gateEvents } from "./EventsService.js"
 import { EventViews } from "./EventViews.js"
 import { SeriesRepo, type SeriesRow } from "./SeriesRepo.js"
@@ -42,7 +43,7 @@ export class SeriesService extends Effect.Service<SeriesService>()("SeriesServic
 
     const create = Effect.fn("EventSeries.create")(
       function*(input: CreateEventSeries) {
-        const member = yield* EventMember
+        const member = yield* CommunityMember
         const row = yield* db.transaction(Effect.gen(function*() {
           const row = yield* series.insert(member.userId, input.title, input.description ?? null)
           yield* outbox.append("EventSeriesCreated", {

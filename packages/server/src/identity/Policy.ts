@@ -22,11 +22,11 @@ export const isPlatformAdmin = (actor: Actor) => (actor.isSuperAdmin || actor.is
 
 /** Tenant admin (role `admin` of this tenant) or platform super-admin. */
 export const isTenantAdmin = (actor: Actor) =>
-  (actor.role === "admin" && actor.tenantId === actor.actingTenantId) || isPlatformAdmin(actor)
+  (actor.role === "admin" && isCommunityMember(actor)) || isPlatformAdmin(actor)
 
 /** Admin, broker or coordinator of this tenant, or platform super-admin. */
 export const isStaff = (actor: Actor) =>
-  (["admin", "broker", "coordinator"].includes(actor.role) && actor.tenantId === actor.actingTenantId) ||
+  (["admin", "broker", "coordinator"].includes(actor.role) && isCommunityMember(actor)) ||
   isPlatformAdmin(actor)
 
 export class TenantAdmin extends Context.Tag("Policy/TenantAdmin")<TenantAdmin, Actor>() {}
@@ -36,3 +36,15 @@ export class PlatformAdmin extends Context.Tag("Policy/PlatformAdmin")<PlatformA
 export const requireTenantAdmin = policy(TenantAdmin, isTenantAdmin, "Only community admins may do this")
 export const requireStaff = policy(Staff, isStaff, "Only community staff may do this")
 export const requirePlatformAdmin = policy(PlatformAdmin, isPlatformAdmin, "Only platform super-admins may do this")
+
+/**
+ * The caller acts as a member of the community it addresses, not as a platform super-admin visiting it: what they
+ * write there (a listing, an event, an RSVP, an organisation, a review, a poll) is theirs in this community.
+ */
+export const isCommunityMember = (actor: Actor) => actor.tenantId === actor.actingTenantId
+
+export class CommunityMember extends Context.Tag("Policy/CommunityMember")<CommunityMember, Actor>() {}
+
+/** Runs `effect` as a member of this community, or fails with 403 `FORBIDDEN` ("Only members ... may <action>"). */
+export const requireCommunityMember = (action: string) =>
+  policy(CommunityMember, isCommunityMember, `Only members of this community may ${action}`)

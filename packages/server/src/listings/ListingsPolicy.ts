@@ -1,16 +1,13 @@
 import { type Actor, CurrentUser, Forbidden } from "@timebank/domain"
 import { Context, Effect, Option } from "effect"
-import { isTenantAdmin } from "../identity/Policy.js"
+import { isCommunityMember, isTenantAdmin, requireCommunityMember } from "../identity/Policy.js"
 import type { ListingRow } from "./ListingRepo.js"
 
 /** The caller may change this listing: its owner or a community admin. Provided only by `requireListingEditor`. */
 export class ListingEditor extends Context.Tag("Policy/ListingEditor")<ListingEditor, Actor>() {}
 
-/** The caller acts as a member of the community it addresses (not a super-admin visiting it). */
-export class ListingAuthor extends Context.Tag("Policy/ListingAuthor")<ListingAuthor, Actor>() {}
-
 export const isOwner = (actor: Actor, listing: Pick<ListingRow, "user_id">) =>
-  actor.userId === Number(listing.user_id) && actor.tenantId === actor.actingTenantId
+  actor.userId === Number(listing.user_id) && isCommunityMember(actor)
 
 export const canEdit = (actor: Actor, listing: Pick<ListingRow, "user_id">) =>
   isOwner(actor, listing) || isTenantAdmin(actor)
@@ -34,14 +31,5 @@ export const requireListingEditor =
           : Effect.fail(new Forbidden({ message: "Only the owner or a community admin may change this listing" }))
     )
 
-/** Runs `effect` as a member writing in their own community, or fails with 403 `FORBIDDEN`. */
-export const requireListingAuthor = <A, E, R>(
-  effect: Effect.Effect<A, E, R>
-): Effect.Effect<A, E | Forbidden, Exclude<R, ListingAuthor> | CurrentUser> =>
-  Effect.flatMap(
-    CurrentUser,
-    (actor): Effect.Effect<A, E | Forbidden, Exclude<R, ListingAuthor>> =>
-      actor.tenantId === actor.actingTenantId
-        ? Effect.provideService(effect, ListingAuthor, actor)
-        : Effect.fail(new Forbidden({ message: "Only members of this community may post listings" }))
-  )
+/** Posting listings is for members of this community (not visiting super-admins). */
+export const requireListingAuthor = requireCommunityMember("post listings")

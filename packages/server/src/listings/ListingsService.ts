@@ -13,6 +13,7 @@ import {
   type ValidationIssue
 } from "@timebank/domain"
 import { Array as Arr, Effect, Option } from "effect"
+import { CommunityMember } from "../identity/Policy.js"
 import { Outbox } from "../platform/Outbox.js"
 import { idCursorPage } from "../platform/Paging.js"
 import { TenantSql } from "../platform/TenantSql.js"
@@ -21,7 +22,7 @@ import { AttributeRepo, toDefinition } from "./AttributeRepo.js"
 import { checkAttributeValues } from "./AttributeValues.js"
 import { CategoryRepo } from "./CategoryRepo.js"
 import { type ListingPatch, ListingRepo, type ListingRow } from "./ListingRepo.js"
-import { canSee, ListingAuthor, ListingEditor, requireListingAuthor, requireListingEditor } from "./ListingsPolicy.js"
+import { canSee, ListingEditor, requireListingAuthor, requireListingEditor } from "./ListingsPolicy.js"
 import { ListingViews } from "./ListingViews.js"
 
 /** Spec "Limits": directory `per_page` default 20 (max 50, in the contract). */
@@ -119,7 +120,7 @@ export class ListingsService extends Effect.Service<ListingsService>()("Listings
 
     const create = Effect.fn("Listings.create")(
       function*(input: CreateListing) {
-        const author = yield* ListingAuthor
+        const author = yield* CommunityMember
         const tenant = yield* CurrentTenant
         const values = yield* references.check(input.category_id, input.attributes ?? {})
         const row = yield* db.transaction(Effect.gen(function*() {

@@ -12,12 +12,12 @@ import {
   type VolunteeringPageParams
 } from "@timebank/domain"
 import { Effect, Option } from "effect"
+import { CommunityMember, requireCommunityMember } from "../identity/Policy.js"
 import { Outbox } from "../platform/Outbox.js"
 import { idCursorPage } from "../platform/Paging.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { requireFeature } from "../tenancy/FeatureGate.js"
 import { ApplicationRepo } from "./ApplicationRepo.js"
-import { CommunityMember, requireCommunityMember } from "./CommunityMember.js"
 import { OpportunitiesService } from "./OpportunitiesService.js"
 import { OrganisationAccess, OrganisationManager, requireNotSuspended } from "./OrganisationPolicy.js"
 import { VolunteeringViews } from "./VolunteeringViews.js"

@@ -16,13 +16,13 @@ import {
   type VolunteeringPageParams
 } from "@timebank/domain"
 import { Array as Arr, Effect, Option } from "effect"
+import { CommunityMember, requireCommunityMember } from "../identity/Policy.js"
 import { LedgerService } from "../ledger/LedgerService.js"
 import { Outbox } from "../platform/Outbox.js"
 import { idCursorPage } from "../platform/Paging.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { requireFeature } from "../tenancy/FeatureGate.js"
 import { ApplicationRepo } from "./ApplicationRepo.js"
-import { CommunityMember, requireCommunityMember } from "./CommunityMember.js"
 import { type HourLogRecord, HourLogRepo } from "./HourLogRepo.js"
 import { OpportunityRepo } from "./OpportunityRepo.js"
 import {

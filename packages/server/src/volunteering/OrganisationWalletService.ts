@@ -12,10 +12,10 @@ import {
   type WalletTransactionsParams
 } from "@timebank/domain"
 import { Effect } from "effect"
+import { CommunityMember, requireCommunityMember } from "../identity/Policy.js"
 import { LedgerService } from "../ledger/LedgerService.js"
 import { Outbox } from "../platform/Outbox.js"
 import { TenantSql } from "../platform/TenantSql.js"
-import { CommunityMember, requireCommunityMember } from "./CommunityMember.js"
 import { DashboardRepo } from "./DashboardRepo.js"
 import { gateVolunteering } from "./DashboardService.js"
 import {

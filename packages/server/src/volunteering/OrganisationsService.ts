@@ -10,9 +10,9 @@ import {
   type UpdateOrganisation
 } from "@timebank/domain"
 import { Effect } from "effect"
+import { CommunityMember, requireCommunityMember } from "../identity/Policy.js"
 import { idCursorPage } from "../platform/Paging.js"
 import { requireFeature } from "../tenancy/FeatureGate.js"
-import { CommunityMember, requireCommunityMember } from "./CommunityMember.js"
 import {
   OrganisationAccess,
   OrganisationManager,

@@ -13,13 +13,13 @@ import {
   type VolunteeringPageParams
 } from "@timebank/domain"
 import { DateTime, Effect, Option } from "effect"
+import { CommunityMember, requireCommunityMember } from "../identity/Policy.js"
 import { ProfileService } from "../identity/ProfileService.js"
 import { UserSummaries } from "../identity/UserSummaries.js"
 import { Outbox } from "../platform/Outbox.js"
 import { idCursorPage } from "../platform/Paging.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { requireFeature } from "../tenancy/FeatureGate.js"
-import { CommunityMember, requireCommunityMember } from "./CommunityMember.js"
 import { OrganisationAccess } from "./OrganisationPolicy.js"
 import { ReviewRepo, type ReviewRow, type ReviewTarget } from "./ReviewRepo.js"
 
