@@ -1,5 +1,5 @@
 import type { RsvpStatus, UserId, UserSummary } from "@timebank/domain"
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import { TenantSql } from "../platform/TenantSql.js"
 
 interface UserColumns {
@@ -39,14 +39,6 @@ export class AttendeesRepo extends Effect.Service<AttendeesRepo>()("AttendeesRep
     const db = yield* TenantSql
     const { sql } = db
 
-    /** The organiser of an event of this community, if there is such an event. */
-    const organiserOf = (eventId: number) =>
-      db.query((tenantId) =>
-        sql<{ user_id: string }>`SELECT user_id FROM events WHERE tenant_id = ${tenantId} AND id = ${eventId}`.pipe(
-          Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => Number(row.user_id)))
-        )
-      )
-
     /** Every waiting member, first come first (the waitlist order is the id order). */
     const waitlist = (eventId: number) =>
       db.query((tenantId) =>
@@ -85,6 +77,6 @@ export class AttendeesRepo extends Effect.Service<AttendeesRepo>()("AttendeesRep
           ORDER BY r.id`
       )
 
-    return { organiserOf, waitlist, positionOf, roster } as const
+    return { waitlist, positionOf, roster } as const
   })
 }) {}

@@ -12,6 +12,7 @@ import { FileStore, uploadKey } from "../platform/FileStore.js"
 import { Outbox } from "../platform/Outbox.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { requireFeature } from "../tenancy/FeatureGate.js"
+import { EventRepo, type EventRow } from "./EventRepo.js"
 import { EventEditor, requireEventEditor } from "./EventsPolicy.js"
 
 const gate = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.zipRight(requireFeature("events"), effect)
@@ -58,34 +59,19 @@ export const checkImage = (image: ImageUpload): { readonly type: EventImageType 
   return { type }
 }
 
-interface ImageTarget {
-  readonly id: string
-  readonly user_id: string
-  readonly title: string
-  readonly is_recurring_template: boolean
-  readonly parent_event_id: string | null
-}
-
 /** The row a series shares its cover with: the template of a recurring series, else the event itself. */
-export const seriesRootOf = (event: Pick<ImageTarget, "id" | "is_recurring_template" | "parent_event_id">) =>
+export const seriesRootOf = (event: Pick<EventRow, "id" | "is_recurring_template" | "parent_event_id">) =>
   Number(event.is_recurring_template ? event.id : event.parent_event_id ?? event.id)
 
 /** Event cover images (decisions D8), stored through the FileStore; gated on the `events` feature. */
 export class EventImageService extends Effect.Service<EventImageService>()("EventImageService", {
-  dependencies: [FileStore.Default, Outbox.Default, TenantSql.Default],
+  dependencies: [EventRepo.Default, FileStore.Default, Outbox.Default, TenantSql.Default],
   effect: Effect.gen(function*() {
     const db = yield* TenantSql
     const { sql } = db
     const store = yield* FileStore
     const outbox = yield* Outbox
-
-    // Read here rather than through the events repository: the image needs only who organises the event and
-    // whether it belongs to a series.
-    const findEvent = (id: number) =>
-      db.query((tenantId) =>
-        sql<ImageTarget>`SELECT id, user_id, title, is_recurring_template, parent_event_id FROM events
-          WHERE tenant_id = ${tenantId} AND id = ${id}`.pipe(Effect.map((rows) => Option.fromNullable(rows[0])))
-      )
+    const events = yield* EventRepo
 
     /** Sets the cover of the series root and all its occurrences in one statement; returns the ids changed. */
     const setCover = (rootId: number, url: string) =>
@@ -95,7 +81,7 @@ export class EventImageService extends Effect.Service<EventImageService>()("Even
           RETURNING id`.pipe(Effect.map((rows) => rows.map((r) => Number(r.id)).sort((a, b) => a - b)))
       )
 
-    const replaceCover = (event: ImageTarget, readImage: Effect.Effect<ImageUpload, ValidationFailed>) =>
+    const replaceCover = (event: EventRow, readImage: Effect.Effect<ImageUpload, ValidationFailed>) =>
       Effect.gen(function*() {
         const editor = yield* EventEditor
         const tenant = yield* CurrentTenant
@@ -133,7 +119,7 @@ export class EventImageService extends Effect.Service<EventImageService>()("Even
     const upload = Effect.fn("Events.uploadImage")(
       function*(id: EventId, readImage: Effect.Effect<ImageUpload, ValidationFailed>) {
         const event = yield* Effect.flatMap(
-          findEvent(id),
+          events.findById(id),
           Option.match({ onNone: () => Effect.fail(NotFound.of("Event")), onSome: Effect.succeed })
         )
         return yield* requireEventEditor(event)(replaceCover(event, readImage))

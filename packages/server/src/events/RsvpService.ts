@@ -14,6 +14,7 @@ import { DateTime, Effect, Option } from "effect"
 import { CommunityMember } from "../identity/Policy.js"
 import { requireFeature } from "../tenancy/FeatureGate.js"
 import { AttendeesRepo, summaryOf } from "./AttendeesRepo.js"
+import { EventRepo } from "./EventRepo.js"
 import { canEditEvent, EventEditor, requireEventEditor, requireEventMember } from "./EventsPolicy.js"
 
 const gate = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.zipRight(requireFeature("events"), effect)
@@ -38,9 +39,10 @@ const transportIsDefect = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
  * from the database.
  */
 export class RsvpService extends Effect.Service<RsvpService>()("RsvpService", {
-  dependencies: [AttendeesRepo.Default],
+  dependencies: [AttendeesRepo.Default, EventRepo.Default],
   effect: Effect.gen(function*() {
     const repo = yield* AttendeesRepo
+    const events = yield* EventRepo
     const makeClient = yield* EventEntity.client
 
     const entity = (eventId: number) =>
@@ -48,8 +50,11 @@ export class RsvpService extends Effect.Service<RsvpService>()("RsvpService", {
 
     const organiserOf = (eventId: number) =>
       Effect.flatMap(
-        repo.organiserOf(eventId),
-        Option.match({ onNone: () => Effect.fail(NotFound.of("Event")), onSome: Effect.succeed })
+        events.findById(eventId),
+        Option.match({
+          onNone: () => Effect.fail(NotFound.of("Event")),
+          onSome: (row) => Effect.succeed(Number(row.user_id))
+        })
       )
 
     const rsvp = Effect.fn("Events.rsvp")(
