@@ -1,4 +1,5 @@
 # The API image. It runs the TypeScript sources through tsx, the same way `npm start` does.
+# Node as package.json "engines" asks (^20.19.0 || >=22.12.0): the 20 line that CI runs; npm ci below checks it.
 FROM node:20-slim
 
 WORKDIR /app
@@ -6,8 +7,9 @@ WORKDIR /app
 # Copy everything (see .dockerignore) so npm ci sees every workspace's package.json.
 COPY . .
 
-# The embedded PostgreSQL binaries are an optional x64 dependency; images always get DATABASE_URL.
-RUN npm ci && npm cache clean --force
+# Exactly the lockfile, refusing a Node that does not satisfy "engines"; no dev tools (tests, lint, types) in the
+# image. Images always get DATABASE_URL, so the embedded PostgreSQL binaries (optional dependencies) stay unused.
+RUN npm ci --omit=dev --engine-strict --no-audit --no-fund && npm cache clean --force
 
 ENV PORT=3000
 EXPOSE 3000 34431
