@@ -1,5 +1,12 @@
 import { NodeRuntime } from "@effect/platform-node"
-import { AppConfig, CorePlatformLive, ServicesLive, SqlLive } from "@timebank/server"
+import {
+  AppConfig,
+  CorePlatformLive,
+  EmbeddedPostgresError,
+  EmbeddedPostgresRole,
+  ServicesLive,
+  SqlLive
+} from "@timebank/server"
 import { Cause, Config, ConfigProvider, Console, Effect, Either, Exit, Layer, Logger, LogLevel, Option } from "effect"
 import { type Invocation, parseInvocation, type UsageError } from "./Arguments.js"
 import type { AnyCommand, Output } from "./Command.js"
@@ -39,9 +46,15 @@ const usage = [
   "Exit status: 0 done, 1 refused or failed, 2 bad command line."
 ].join("\n")
 
+/**
+ * With DATABASE_URL unset, a command works on the embedded PostgreSQL of DATA_DIR: the one a running `npm start`
+ * serves (its URL is in DATA_DIR/database-url), else one it starts for itself and stops when done.
+ */
+const Sharing = Layer.succeed(EmbeddedPostgresRole, "share")
+
 /** Only `migrate` needs the database unmigrated: the platform migrates while it starts. */
-const DatabaseOnly = SqlLive.pipe(Layer.provide(AppConfig.Default))
-const Services = ServicesLive.pipe(Layer.provide(CorePlatformLive))
+const DatabaseOnly = SqlLive.pipe(Layer.provide(AppConfig.Default), Layer.provide(Sharing))
+const Services = ServicesLive.pipe(Layer.provide(CorePlatformLive), Layer.provide(Sharing))
 
 const execute = (invocation: Extract<Invocation, { _tag: "Run" }>): Effect.Effect<Output, unknown> => {
   const { command, flags, positionals } = invocation
@@ -57,6 +70,14 @@ const reportFailure = (cause: Cause.Cause<unknown>, json: boolean) => {
   if (Option.isSome(failure) && isCommandError(failure.value)) {
     const errors = errorEntries(failure.value)
     return json ? printJson({ errors }) : Effect.forEach(errors, (e) => Console.error(errorLine(e)), { discard: true })
+  }
+  // No database to work on, for a reason the operator can fix: one line that says what to set.
+  if (Option.isSome(failure) && failure.value instanceof EmbeddedPostgresError) {
+    const unavailable = { code: "DATABASE_UNAVAILABLE", message: failure.value.message }
+    return Effect.zipRight(
+      Console.error(errorLine(unavailable)),
+      json ? printJson({ errors: [unavailable] }) : Effect.void
+    )
   }
   const internal = { code: "INTERNAL_ERROR", message: "unexpected failure, details on stderr" }
   return Effect.all([
@@ -104,6 +125,9 @@ const CliLogging = Layer.merge(
     Effect.map(Config.logLevel("LOG_LEVEL").pipe(Effect.orElseSucceed(() => LogLevel.Warning)), Logger.minimumLogLevel)
   )
 ).pipe(Layer.provide(CliConfig))
+
+// A closed terminal (SIGHUP) interrupts as Ctrl-C does, so an embedded PostgreSQL the command started stops too.
+process.once("SIGHUP", () => process.kill(process.pid, "SIGTERM"))
 
 program(process.argv.slice(2)).pipe(
   Effect.provide(Layer.merge(CliLogging, CliConfig)),

