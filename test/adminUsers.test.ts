@@ -678,13 +678,13 @@ layer(TestApp({ TRUST_PROXY: "true" }), { excludeTestServices: true, timeout: "1
         assert.strictEqual(notUtf8, 422)
         const json = yield* call("POST", `${USERS}/import`, headers, { file: "email,first_name,last_name" })
         assert.strictEqual(json.status, 422)
-        // Broken multipart bodies are the client's mistake too: 422, never 500.
+        // Broken multipart bodies are the client's mistake too: 400 without a boundary (the edge), else 422.
         for (
-          const [contentType, body] of [
-            ["multipart/form-data", "email,first_name,last_name\n"],
-            ["multipart/form-data; boundary=xyz", "no parts here"],
-            ["multipart/form-data; boundary=xyz", "--xyz\r\nContent-Disposition: form-data; name=\"file\"\r\n"],
-            ["text/csv", "email,first_name,last_name\na@example.org,A,B\n"]
+          const [contentType, body, expected] of [
+            ["multipart/form-data", "email,first_name,last_name\n", 400],
+            ["multipart/form-data; boundary=xyz", "no parts here", 422],
+            ["multipart/form-data; boundary=xyz", "--xyz\r\nContent-Disposition: form-data; name=\"file\"\r\n", 422],
+            ["text/csv", "email,first_name,last_name\na@example.org,A,B\n", 422]
           ] as const
         ) {
           const status = yield* Effect.gen(function*() {
@@ -697,7 +697,7 @@ layer(TestApp({ TRUST_PROXY: "true" }), { excludeTestServices: true, timeout: "1
             )
             return response.status
           }).pipe(Effect.scoped, Effect.orDie)
-          assert.strictEqual(status, 422, `${contentType}: ${body}`)
+          assert.strictEqual(status, expected, `${contentType}: ${body}`)
         }
         const listed = yield* call("GET", USERS, headers)
         assert.strictEqual((listed.body as { meta: { total: number } }).meta.total, 2)

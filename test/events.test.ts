@@ -618,9 +618,9 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("events"
           assert.notProperty(card, "my_rsvp")
           assert.notProperty(card, "my_waitlist_position")
         }
-        // A token that does not authenticate reads as anonymous.
-        const badToken = yield* cards({ ...anonymous, authorization: "Bearer nope" })
-        assert.notProperty(badToken[0], "my_rsvp")
+        // A token that does not authenticate is refused, never read as an anonymous caller (D4).
+        const badToken = yield* call("GET", EVENTS, { ...anonymous, authorization: "Bearer nope" })
+        assert.strictEqual(badToken.status, 401, badToken.text)
 
         const mine = yield* cards(memberHeaders)
         assert.deepStrictEqual(mine.map((c) => [c.my_rsvp, c.my_waitlist_position]), [

@@ -338,7 +338,8 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("organis
         assert.deepStrictEqual(sizes, [2, 2, 1])
         assert.deepStrictEqual(seen, [...ids].reverse())
         const bad = yield* get(`${walletPath(c.organisation)}/transactions?cursor=%%%`, c.ownerHeaders)
-        assert.deepStrictEqual([bad.status, fieldOf(bad.body)], [422, "cursor"])
+        // A malformed escape is refused at the edge (400 INVALID_REQUEST on the parameter), before any decoding.
+        assert.deepStrictEqual([bad.status, fieldOf(bad.body)], [400, "cursor"])
       }))
   })
 

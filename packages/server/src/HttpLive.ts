@@ -9,6 +9,7 @@ import {
   OrganisationDetailRateLimit,
   OrganisationDirectoryRateLimit,
   OrganisationRegistrationRateLimit,
+  PasswordResetRateLimit,
   RegisterRateLimit
 } from "@timebank/domain"
 import { Effect, Layer } from "effect"
@@ -19,6 +20,7 @@ import {
   IdentityHttpLive,
   IdentityService,
   OptionalAuthenticationLive,
+  PresentedCredentials,
   UserAccounts,
   UserRepo
 } from "./identity/index.js"
@@ -31,6 +33,7 @@ import { rateLimitLayer } from "./platform/RateLimit.js"
 import { RouteTable } from "./platform/RouteTable.js"
 import { SystemHttpLive } from "./system/index.js"
 import {
+  SignInTenantLive,
   TenancyAdminHttpLive,
   TenancyHttpLive,
   TenantDirectory,
@@ -57,7 +60,8 @@ const RawRoutesLive = HttpApiBuilder.Router.use((router) =>
 
 /** Middleware that groups declare: the tenant of the request, then its caller. */
 const MiddlewareLive = Layer.mergeAll(
-  TenantMiddlewareLive,
+  TenantMiddlewareLive.pipe(Layer.provide(PresentedCredentials.Default)),
+  SignInTenantLive,
   AuthenticationLive,
   OptionalAuthenticationLive,
   // The rate limits the contract declares (spec "Limits"), one line each.
@@ -69,7 +73,8 @@ const MiddlewareLive = Layer.mergeAll(
   rateLimitLayer(EventImageRateLimit),
   rateLimitLayer(OrganisationRegistrationRateLimit),
   rateLimitLayer(OrganisationDirectoryRateLimit),
-  rateLimitLayer(OrganisationDetailRateLimit)
+  rateLimitLayer(OrganisationDetailRateLimit),
+  rateLimitLayer(PasswordResetRateLimit)
 )
 
 /** Every feature's handlers, with the middleware they declare. */

@@ -1,6 +1,8 @@
 import { HttpApiBuilder, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Api, ok, ValidationFailed } from "@timebank/domain"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
+import { decodeUtf8, describeAt, firstUnstorable } from "../platform/InputScan.js"
+import { readMultipartForm } from "../platform/MultipartForm.js"
 import { AdminUsersService } from "./AdminUsersService.js"
 
 const NO_FILE = "attach the CSV file as the multipart/form-data field `file`"
@@ -8,32 +10,30 @@ const NO_FILE = "attach the CSV file as the multipart/form-data field `file`"
 const invalid = (message: string) => ValidationFailed.field("file", message)
 
 /**
- * The text of the upload's `file` part (a file, or a plain field holding the CSV), which must be UTF-8.
- *
- * The body is read whole (the edge caps it at MAX_BODY_BYTES: a larger one is 413) and parsed by the runtime's
- * `FormData`, not by the streaming parser behind the contract's `MultipartStream`: that one never finishes on a body
- * cut off inside a part's headers, and fails as a defect without a boundary. Anything unreadable is a 422 on `file`,
+ * The text of the upload's `file` part (a file, or a plain field holding the CSV), which must be UTF-8 and hold no
+ * character a field may not (control characters, unpaired surrogates). Anything unreadable is a 422 on `file`,
  * never a hang or a 500.
  */
 const csvUpload = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<string, ValidationFailed> =>
   Effect.gen(function*() {
-    const contentType = request.headers["content-type"] ?? ""
-    if (!/^\s*multipart\/form-data\b/i.test(contentType)) return yield* invalid(NO_FILE)
-    // Failures here (too large, connection lost) are the edge's to answer, as for JSON bodies.
-    const body = yield* Effect.orDie(request.arrayBuffer)
-    const form = yield* Effect.tryPromise({
-      try: () => new Response(body, { headers: { "content-type": contentType } }).formData(),
-      catch: () => invalid("is not a readable multipart/form-data upload")
-    })
+    if (!/^\s*multipart\/form-data\b/i.test(request.headers["content-type"] ?? "")) return yield* invalid(NO_FILE)
+    const read = yield* readMultipartForm(request)
+    if (Option.isNone(read)) return yield* invalid("is not a readable multipart/form-data upload")
+    const form = read.value
     const file = form.get("file")
     if (file === null) return yield* invalid(NO_FILE)
-    if (typeof file === "string") return file
-    const bytes = yield* Effect.promise(() => file.arrayBuffer())
-    return yield* Effect.try({
-      try: () => new TextDecoder("utf-8", { fatal: true }).decode(bytes),
-      catch: () => invalid("must be UTF-8 text")
-    })
+    const text = typeof file === "string"
+      ? file
+      : decodeUtf8(yield* Effect.promise(() => file.arrayBuffer()))
+    if (text === undefined) return yield* invalid("must be UTF-8 text")
+    const at = firstUnstorable(text)
+    if (at !== -1) {
+      return yield* invalid(`line ${lineAt(text, at)} contains ${describeAt(text, at)}, which no field may hold`)
+    }
+    return text
   })
+
+const lineAt = (text: string, index: number) => text.slice(0, index).split("\n").length
 
 export const AdminUsersHttpLive = HttpApiBuilder.group(Api, "adminUsers", (handlers) =>
   Effect.gen(function*() {

@@ -1,7 +1,8 @@
 import { HttpServerRequest } from "@effect/platform"
 import { Authentication, CSRF_COOKIE, CSRF_HEADER, CurrentTenant, OptionalAuthentication } from "@timebank/domain"
 import { Effect, Layer, Option, Redacted } from "effect"
-import { IdentityService } from "./IdentityService.js"
+import { csrfChecked, IdentityService } from "./IdentityService.js"
+import { resolvedFor } from "./PresentedCredentials.js"
 
 /**
  * The tenant middleware runs before this one (groups add it last), so `CurrentTenant` is present at run time;
@@ -17,17 +18,29 @@ export const AuthenticationLive = Layer.effect(
   Authentication,
   Effect.gen(function*() {
     const identity = yield* IdentityService
+    // The tenant middleware has usually resolved these credentials already (PresentedCredentials): reuse that.
+    const bearer = (token: string) =>
+      Effect.flatMap(
+        resolvedFor("bearer", token),
+        (known) => Option.isSome(known) ? Effect.succeed(known.value) : inTenant(identity.authenticateBearer(token))
+      )
+    const session = (cookie: string) =>
+      Effect.flatMap(
+        resolvedFor("session", cookie),
+        (known) => Option.isSome(known) ? Effect.succeed(known.value) : inTenant(identity.sessionCaller(cookie))
+      )
     return Authentication.of({
-      bearer: (token) => inTenant(identity.authenticateBearer(Redacted.value(token))),
+      bearer: (token) => bearer(Redacted.value(token)),
       session: (cookie) =>
         Effect.flatMap(
-          HttpServerRequest.HttpServerRequest,
-          (request) =>
-            inTenant(identity.authenticateSession(Redacted.value(cookie), {
-              method: request.method,
-              csrfHeader: request.headers[CSRF_HEADER],
-              csrfCookie: request.cookies[CSRF_COOKIE]
-            }))
+          session(Redacted.value(cookie)),
+          (actor) =>
+            Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+              csrfChecked(actor, {
+                method: request.method,
+                csrfHeader: request.headers[CSRF_HEADER],
+                csrfCookie: request.cookies[CSRF_COOKIE]
+              }))
         )
     })
   })

@@ -61,6 +61,19 @@ const sameSecret = (a: string, b: string) => {
   return x.length === y.length && x.length > 0 && timingSafeEqual(x, y)
 }
 
+/** What a cookie-authenticated request shows to prove it comes from our client. */
+export interface CsrfEvidence {
+  readonly method: string
+  readonly csrfHeader: string | undefined
+  readonly csrfCookie: string | undefined
+}
+
+/** A cookie session's unsafe request must echo the CSRF cookie in `X-CSRF-Token` (decisions D4). */
+export const csrfChecked = (actor: Actor, request: CsrfEvidence): Effect.Effect<Actor, CsrfTokenMismatch> =>
+  UNSAFE_METHODS.has(request.method) && !sameSecret(request.csrfHeader ?? "", request.csrfCookie ?? "")
+    ? Effect.fail(new CsrfTokenMismatch({ message: "Send the CSRF token from GET /api/v2/csrf-token in X-CSRF-Token" }))
+    : Effect.succeed(actor)
+
 /** Registration, login, token rotation and resolving the caller of a request (decisions D4). */
 export class IdentityService extends Effect.Service<IdentityService>()("IdentityService", {
   dependencies: [UserRepo.Default, SessionRepo.Default, LoginThrottle.Default, Outbox.Default],
@@ -239,27 +252,19 @@ export class IdentityService extends Effect.Service<IdentityService>()("Identity
         return yield* admit(row)
       }).pipe(Effect.withSpan("Identity.authenticateBearer"))
 
+    /** The caller of a session cookie, without the CSRF check (which only unsafe methods need). */
+    const sessionCaller = (cookieToken: string) =>
+      Effect.gen(function*() {
+        if (cookieToken === "") return yield* unauthenticated
+        return yield* admit(yield* orUnauthenticated(sessions.userBySessionCookie(hashToken(cookieToken))))
+      }).pipe(Effect.withSpan("Identity.sessionCaller"))
+
     /** Cookie sessions must prove the request comes from our client: the CSRF header echoes the CSRF cookie. */
     const authenticateSession = (
       cookieToken: string,
-      request: {
-        readonly method: string
-        readonly csrfHeader: string | undefined
-        readonly csrfCookie: string | undefined
-      }
-    ) =>
-      Effect.gen(function*() {
-        if (cookieToken === "") return yield* unauthenticated
-        const row = yield* orUnauthenticated(sessions.userBySessionCookie(hashToken(cookieToken)))
-        const actor = yield* admit(row)
-        if (UNSAFE_METHODS.has(request.method) && !sameSecret(request.csrfHeader ?? "", request.csrfCookie ?? "")) {
-          return yield* new CsrfTokenMismatch({
-            message: "Send the CSRF token from GET /api/v2/csrf-token in X-CSRF-Token"
-          })
-        }
-        return actor
-      }).pipe(Effect.withSpan("Identity.authenticateSession"))
+      request: CsrfEvidence
+    ) => Effect.flatMap(sessionCaller(cookieToken), (actor) => csrfChecked(actor, request))
 
-    return { register, login, refresh, logout, authenticateBearer, authenticateSession } as const
+    return { register, login, refresh, logout, authenticateBearer, authenticateSession, sessionCaller } as const
   })
 }) {}

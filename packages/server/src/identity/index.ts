@@ -2,6 +2,7 @@ import { Layer } from "effect"
 import { AdminUsersHttpLive } from "./AdminUsersHttp.js"
 import { AdminUsersService } from "./AdminUsersService.js"
 import { AuthHttpLive, SessionHttpLive, UsersHttpLive } from "./IdentityHttp.js"
+import { PasswordResetService } from "./PasswordResetService.js"
 import { ProfileService } from "./ProfileService.js"
 
 export * from "./AdminUserRepo.js"
@@ -12,7 +13,9 @@ export * from "./LoginThrottle.js"
 export * from "./MailOutbox.js"
 export * from "./Password.js"
 export * from "./PasswordResetRepo.js"
+export * from "./PasswordResetService.js"
 export * from "./Policy.js"
+export * from "./PresentedCredentials.js"
 export * from "./ProfileService.js"
 export * from "./SessionRepo.js"
 export * from "./Tokens.js"
@@ -24,7 +27,7 @@ export * from "./UserSummaries.js"
 
 /** Registration, login, sessions and profiles. */
 export const IdentityHttpLive = Layer.mergeAll(AuthHttpLive, SessionHttpLive, UsersHttpLive).pipe(
-  Layer.provide(ProfileService.Default)
+  Layer.provide(Layer.merge(ProfileService.Default, PasswordResetService.Default))
 )
 
 /** The admin users API (tenant admins and platform super-admins). */

@@ -4,11 +4,13 @@ import {
   HttpApp,
   HttpIncomingMessage,
   HttpServerRequest,
-  HttpServerResponse
+  HttpServerResponse,
+  type Multipart
 } from "@effect/platform"
 import { type ErrorBody, PATH_PARAM_NOT_FOUND } from "@timebank/domain"
-import { Cause, Effect, Option } from "effect"
+import { Cause, Effect, Either, Option } from "effect"
 import { randomUUID } from "node:crypto"
+import { guardRequest, RefusedInput } from "./RequestGuard.js"
 import type { RouteTable } from "./RouteTable.js"
 
 export const errorJson = (status: number, body: ErrorBody, headers: Record<string, string> = {}) =>
@@ -26,10 +28,11 @@ interface EdgeOptions {
 }
 
 /**
- * Wraps every request (API routes, docs, raw routes): assigns `X-Request-Id`, caps body size, and turns what the
- * HttpApi does not encode itself into our error envelope (decisions D1): unknown routes (404), wrong methods (405),
- * bodies that are not JSON (400) or too large (413), and defects (500, logged with the request id, nothing
- * internal in the body). Typed domain failures pass through to the HttpApi, which encodes them by their schema.
+ * Wraps every request (API routes, docs, raw routes): assigns `X-Request-Id`, caps body size, refuses input no
+ * handler should see (`guardRequest`: control characters, bad encodings, deep JSON), and turns what the HttpApi
+ * does not encode itself into our error envelope (decisions D1): unknown routes (404), wrong methods (405), bodies
+ * that are not JSON (400) or too large (413), and defects (500, logged with the request id, nothing internal in the
+ * body). Typed domain failures pass through to the HttpApi, which encodes them by their schema.
  */
 export const httpEdge = (options: EdgeOptions) =>
   HttpApiBuilder.middleware((app) =>
@@ -42,7 +45,15 @@ export const httpEdge = (options: EdgeOptions) =>
       const maxBodyBytes = bodyCapOf(request, options)
       // Refuse a declared oversize body before reading it, so the client gets the 413 instead of a reset socket.
       if (Number(request.headers["content-length"] ?? 0) > maxBodyBytes) return payloadTooLarge(maxBodyBytes)
-      return yield* app.pipe(
+      const routed = options.routes.allowedMethods(pathOf(request.url)).includes(request.method)
+      const guarded = Effect.flatMap(
+        Effect.either(guardRequest(request, routed)),
+        Either.match({
+          onLeft: refusedResponse,
+          onRight: (checked) => Effect.provideService(app, HttpServerRequest.HttpServerRequest, checked)
+        })
+      )
+      return yield* guarded.pipe(
         HttpIncomingMessage.withMaxBodySize(Option.some(maxBodyBytes)),
         Effect.catchAllCause((cause) => edgeResponse(cause, request, requestId, options, maxBodyBytes)),
         Effect.annotateLogs({ request_id: requestId })
@@ -50,11 +61,14 @@ export const httpEdge = (options: EdgeOptions) =>
     })
   )
 
+const pathOf = (url: string) => url.split("?")[0] ?? ""
+
+const refusedResponse = (refused: RefusedInput) => Effect.succeed(errorJson(refused.status, { errors: refused.errors }))
+
 /** The default cap, raised for a route whose contract declares a larger one (`MaxBodyBytes`, uploads). */
 const bodyCapOf = (request: HttpServerRequest.HttpServerRequest, options: EdgeOptions): number => {
   if (!options.routes.hasBodyCaps) return options.maxBodyBytes
-  const pathname = request.url.split("?")[0] ?? ""
-  return Option.match(options.routes.maxBodyBytes(request.method, pathname), {
+  return Option.match(options.routes.maxBodyBytes(request.method, pathOf(request.url)), {
     onNone: () => options.maxBodyBytes,
     onSome: (cap) => Math.max(cap, options.maxBodyBytes)
   })
@@ -87,35 +101,66 @@ const errorResponse = (
   options: EdgeOptions,
   maxBodyBytes: number
 ) => {
-  const error = Cause.squash(cause)
-  const tag = failureTag(error)
-  if (tag === "RouteNotFound") {
-    const pathname = new URL(request.url, "http://x").pathname
-    const allowed = options.routes.allowedMethods(pathname)
-    // A path the router could not match although its method is allowed there (such as a malformed percent
-    // escape) is not a wrong method: it names nothing.
-    return Effect.succeed(
-      allowed.length > 0 && !allowed.includes(request.method)
+  const serverError = errorJson(500, single("SERVER_ERROR", `Internal server error (request_id: ${requestId})`))
+  let known: HttpServerResponse.HttpServerResponse | undefined
+  try {
+    known = knownFailure(Cause.squash(cause), request, options, maxBodyBytes)
+  } catch {
+    // Answering must never fail: whatever could not be classified is a 500 like any other defect.
+  }
+  if (known !== undefined) return Effect.succeed(known)
+  return Effect.logError("unhandled failure", cause).pipe(
+    Effect.annotateLogs({ method: request.method, url: request.url.slice(0, 512) }),
+    Effect.catchAllCause(() => Effect.void),
+    Effect.as(serverError)
+  )
+}
+
+/** The answer to a failure that is the client's doing (an unknown route, an unreadable body), if it is one. */
+const knownFailure = (
+  error: unknown,
+  request: HttpServerRequest.HttpServerRequest,
+  options: EdgeOptions,
+  maxBodyBytes: number
+): HttpServerResponse.HttpServerResponse | undefined => {
+  if (error instanceof RefusedInput) return errorJson(error.status, { errors: error.errors })
+  switch (failureTag(error)) {
+    case "RouteNotFound": {
+      const allowed = options.routes.allowedMethods(pathOf(request.url))
+      // A path the router could not match although its method is allowed there (such as a malformed percent
+      // escape) is not a wrong method: it names nothing.
+      return allowed.length > 0 && !allowed.includes(request.method)
         ? errorJson(405, single("METHOD_NOT_ALLOWED", `${request.method} is not allowed here`), {
           allow: allowed.join(", ")
         })
         : errorJson(404, single("NOT_FOUND", "No such route"))
-    )
-  }
-  if (tag === "RequestError") {
-    const inner = (error as { cause?: unknown }).cause
-    if (inner instanceof Error && inner.message === "maxBytes exceeded") {
-      return Effect.succeed(payloadTooLarge(maxBodyBytes))
     }
-    if (inner instanceof SyntaxError) {
-      return Effect.succeed(errorJson(400, single("INVALID_JSON", "Request body is not valid JSON")))
+    case "RequestError": {
+      const inner = (error as { cause?: unknown }).cause
+      if (inner instanceof Error && inner.message === "maxBytes exceeded") return payloadTooLarge(maxBodyBytes)
+      if (inner instanceof SyntaxError) return errorJson(400, single("INVALID_JSON", "Request body is not valid JSON"))
+      return errorJson(400, single("BAD_REQUEST", "The request could not be read"))
     }
-    return Effect.succeed(errorJson(400, single("BAD_REQUEST", "The request could not be read")))
+    case "MultipartError":
+      return multipartFailure(error as Multipart.MultipartError, maxBodyBytes)
+    default:
+      return undefined
   }
-  return Effect.logError("unhandled failure", cause).pipe(
-    Effect.annotateLogs({ method: request.method, url: request.url }),
-    Effect.as(errorJson(500, single("SERVER_ERROR", `Internal server error (request_id: ${requestId})`)))
-  )
+}
+
+/** A multipart body the parser refused: over a limit is 413, unparsable is 400; its own internal errors are defects. */
+const multipartFailure = (error: Multipart.MultipartError, maxBodyBytes: number) => {
+  switch (error.reason) {
+    case "FileTooLarge":
+    case "FieldTooLarge":
+    case "BodyTooLarge":
+    case "TooManyParts":
+      return payloadTooLarge(maxBodyBytes)
+    case "Parse":
+      return errorJson(400, single("BAD_REQUEST", "The multipart/form-data body could not be read"))
+    default:
+      return undefined
+  }
 }
 
 /**
@@ -128,10 +173,25 @@ export const DecodeErrorsLive = HttpApiBuilder.middleware((app) =>
     // The app's error type is `never`, but the HttpApi's own decode failures are still in the cause here.
     const failure = Cause.failureOption(cause as Cause.Cause<unknown>)
     return Option.isSome(failure) && failure.value instanceof HttpApiError.HttpApiDecodeError
-      ? Effect.succeed(decodeErrorResponse(failure.value))
+      ? Effect.succeed(safeDecodeErrorResponse(failure.value))
       : Effect.failCause(cause)
   })
 )
+
+/** At most this many entries per 422, each message at most this long: an answer stays small whatever was sent. */
+const MAX_ENTRIES = 50
+const MAX_MESSAGE = 300
+
+const clip = (message: string) => (message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE - 1)}…` : message)
+
+/** Formatting an answer must never fail: if it does, the client still gets a 422 in the envelope. */
+const safeDecodeErrorResponse = (error: HttpApiError.HttpApiDecodeError) => {
+  try {
+    return decodeErrorResponse(error)
+  } catch {
+    return errorJson(422, single("VALIDATION_ERROR", "The request is not valid"))
+  }
+}
 
 const decodeErrorResponse = (error: HttpApiError.HttpApiDecodeError) => {
   if (error.issues.some((i) => i.message === PATH_PARAM_NOT_FOUND)) {
@@ -141,7 +201,8 @@ const decodeErrorResponse = (error: HttpApiError.HttpApiDecodeError) => {
   const byField = new Map<string, string>()
   for (const issue of error.issues) {
     const field = issue.path.map(String).join(".")
-    if (!byField.has(field)) byField.set(field, issue.message)
+    if (!byField.has(field)) byField.set(field, clip(issue.message))
+    if (byField.size >= MAX_ENTRIES) break
   }
   // A union reports its member alternatives too ("tags.0: expected string" and "tags: expected undefined");
   // the deepest problem is the useful one, so a field that is an ancestor of another reported field is dropped.
@@ -151,6 +212,6 @@ const decodeErrorResponse = (error: HttpApiError.HttpApiDecodeError) => {
     field === "" ? { code: "VALIDATION_ERROR", message } : { code: "VALIDATION_ERROR", message, field }
   )
   return errorJson(422, {
-    errors: entries.length > 0 ? entries : [{ code: "VALIDATION_ERROR", message: error.message }]
+    errors: entries.length > 0 ? entries : [{ code: "VALIDATION_ERROR", message: clip(error.message) }]
   })
 }
