@@ -24,7 +24,7 @@ import {
   type WaitlistLeft,
   WaitlistNotNeeded
 } from "@timebank/domain"
-import { Cause, Clock, Deferred, Effect, Exit, Option, Queue } from "effect"
+import { Cause, Clock, Deferred, Duration, Effect, Exit, Option, Queue } from "effect"
 import { LedgerService } from "../ledger/LedgerService.js"
 import { TenantDirectory } from "../tenancy/TenantDirectory.js"
 import {
@@ -54,6 +54,33 @@ import { EventPlacesRepo } from "./EventPlacesRepo.js"
 
 /** The most messages whose decisions share one database transaction. */
 const MAX_BATCH = 500
+
+/**
+ * How long one database step of the entity (a read, a batch's write, a check-in's update) may take before it is
+ * abandoned: interrupted, its statement cancelled and its transaction rolled back. Milliseconds are normal; this
+ * only stops a hang from holding up every later message of the event.
+ */
+const STEP_TIMEOUT = Duration.seconds(5)
+
+/** How long the messages of a failed batch may spend failing one by one before the rest fail at once. */
+const ONE_BY_ONE_BUDGET = Duration.times(STEP_TIMEOUT, 2)
+
+const bounded = <A, E, R>(step: string, effect: Effect.Effect<A, E, R>) =>
+  Effect.timeoutFailCause(effect, {
+    duration: STEP_TIMEOUT,
+    onTimeout: () =>
+      Cause.die(new Cause.TimeoutException(`Event entity: ${step} took over ${Duration.format(STEP_TIMEOUT)}`))
+  })
+
+/** The entity's SQL, each step bounded by STEP_TIMEOUT. */
+const boundedRepo = (repo: EventPlacesRepo): EventPlacesRepo =>
+  EventPlacesRepo.make({
+    facts: (eventId) => bounded("reading the event", repo.facts(eventId)),
+    places: (eventId) => bounded("reading the places", repo.places(eventId)),
+    write: (eventId, plan) => bounded("writing a batch", repo.write(eventId, plan)),
+    checkIn: (eventId, userId) => bounded("reading a check-in", repo.checkIn(eventId, userId)),
+    markAttended: (event, input) => bounded("recording a check-in", repo.markAttended(event, input))
+  })
 
 const eventNotFound = () => NotFound.of("Event")
 
@@ -168,6 +195,9 @@ const checkIn = (
  * written in ONE database transaction (one commit for the batch), and only then answered. Places and the waitlist
  * are loaded from the database when the entity starts and after a failed write; the event row (times, capacity,
  * status) is read once per batch, because edits, cancels and deletes happen outside the entity.
+ *
+ * A defect (an SQL error, an exception, a hang) fails only the message that caused it: the others of its batch are
+ * decided again one by one, and the writer fiber survives whatever a batch does.
  */
 export const EventEntityLive = EventEntity.toLayer(
   Effect.gen(function*() {
@@ -175,13 +205,14 @@ export const EventEntityLive = EventEntity.toLayer(
     const tenantId = Number(tenantPart)
     const eventId = Number(eventPart)
     const directory = yield* TenantDirectory
-    const repo = yield* EventPlacesRepo
+    const repo = boundedRepo(yield* EventPlacesRepo)
     const ledger = yield* LedgerService
     const queue = yield* Queue.unbounded<Job>()
 
     /** The places as committed; null until loaded (and after a write failed). */
     let memory: Places | null = null
 
+    /** Fails every message of `jobs` not answered yet (an answered message keeps its answer). */
     const failAll = (jobs: ReadonlyArray<Job>, cause: Cause.Cause<unknown>) =>
       Effect.forEach(jobs, (job) => Deferred.failCause(job.reply, cause), { discard: true })
 
@@ -210,7 +241,7 @@ export const EventEntityLive = EventEntity.toLayer(
         /** Writes what was decided since the last flush, then answers those messages. */
         const flush = Effect.gen(function*() {
           const plan = planWrite(committed, working, leftQueue, cancelReminders, events)
-          // A failed write fails the batch: its messages are answered with the failure (writeNext).
+          // A failed write leaves these messages unanswered: `run` decides them again one by one.
           if (!isEmptyPlan(plan)) yield* repo.write(eventId, plan)
           committed = working
           memory = committed
@@ -253,26 +284,70 @@ export const EventEntityLive = EventEntity.toLayer(
         yield* flush
       })
 
+    /** Fails the messages not answered yet; when the event was deleted meanwhile, that is their answer (404). */
+    const failUnanswered = (jobs: ReadonlyArray<Job>, cause: Cause.Cause<unknown>) =>
+      Effect.gen(function*() {
+        if (jobs.length === 0) return
+        const gone = yield* repo.facts(eventId).pipe(
+          Effect.map(Option.isNone),
+          Effect.catchAllCause(() => Effect.succeed(false))
+        )
+        yield* failAll(jobs, gone ? Cause.fail(eventNotFound()) : cause)
+      })
+
+    const unansweredOf = (jobs: ReadonlyArray<Job>) =>
+      Effect.filter(jobs, (job) => Effect.map(Deferred.isDone(job.reply), (done) => !done))
+
+    /**
+     * Runs the messages of a failed batch one by one, in arrival order, each decided on the places the earlier ones
+     * left (loaded afresh after a failure), so that only the bad one fails. Messages that fail only after long
+     * waits mean that the database, not a message, is stuck: once they have taken ONE_BY_ONE_BUDGET, the rest fail
+     * at once instead of each waiting out its own time bound.
+     */
+    const runOneByOne = (jobs: ReadonlyArray<Job>, tenant: Tenant) =>
+      Effect.gen(function*() {
+        let failing = Duration.zero
+        for (const [i, job] of jobs.entries()) {
+          const [took, result] = yield* Effect.timed(Effect.exit(runBatch([job], tenant)))
+          if (Exit.isSuccess(result)) continue
+          memory = null
+          yield* failUnanswered([job], result.cause)
+          failing = Duration.sum(failing, took)
+          if (Duration.greaterThanOrEqualTo(failing, ONE_BY_ONE_BUDGET)) {
+            return yield* failUnanswered(jobs.slice(i + 1), result.cause)
+          }
+        }
+      })
+
+    /**
+     * Runs `jobs` as one batch. When it fails, what it wrote is rolled back and the next batch starts from the
+     * database; the messages it left unanswered run again one by one.
+     */
+    const run = (jobs: ReadonlyArray<Job>, tenant: Tenant) =>
+      Effect.gen(function*() {
+        const result = yield* Effect.exit(runBatch(jobs, tenant))
+        if (Exit.isSuccess(result)) return
+        memory = null
+        const unanswered = yield* unansweredOf(jobs)
+        if (unanswered.length <= 1) return yield* failUnanswered(unanswered, result.cause)
+        yield* Effect.logWarning("Event batch failed; deciding its messages one by one", result.cause)
+        yield* runOneByOne(unanswered, tenant)
+      })
+
+    const serve = (jobs: ReadonlyArray<Job>) =>
+      Effect.gen(function*() {
+        const tenant = yield* directory.find({ _tag: "Id", id: String(tenantId) })
+        if (Option.isNone(tenant)) return yield* failAll(jobs, Cause.fail(eventNotFound()))
+        yield* run(jobs, tenant.value).pipe(Effect.provideService(CurrentTenant, tenant.value))
+      })
+
     const writeNext = Effect.gen(function*() {
       const jobs = [yield* Queue.take(queue), ...(yield* Queue.takeUpTo(queue, MAX_BATCH - 1))]
-      const tenant = yield* directory.find({ _tag: "Id", id: String(tenantId) })
-      if (Option.isNone(tenant)) return yield* failAll(jobs, Cause.fail(eventNotFound()))
-      yield* runBatch(jobs, tenant.value).pipe(
-        Effect.provideService(CurrentTenant, tenant.value),
-        // Messages not answered yet learn of the failure (and may retry); the next batch starts from the database.
-        // An event deleted while the batch was written is an answer, not an outage: those messages get 404.
-        Effect.catchAllCause((cause) =>
-          Effect.gen(function*() {
-            memory = null
-            const gone = yield* repo.facts(eventId).pipe(
-              Effect.map(Option.isNone),
-              Effect.provideService(CurrentTenant, tenant.value),
-              Effect.catchAllCause(() => Effect.succeed(false))
-            )
-            yield* failAll(jobs, gone ? Cause.fail(eventNotFound()) : cause)
-          })
-        )
-      )
+      // Whatever goes wrong, every message gets an answer and the loop goes on with the next batch.
+      yield* serve(jobs).pipe(Effect.catchAllCause((cause) => {
+        memory = null
+        return failAll(jobs, cause)
+      }))
     })
     yield* Effect.forkScoped(Effect.forever(writeNext))
 
@@ -368,5 +443,7 @@ export const EventEntityLive = EventEntity.toLayer(
 
     return EventEntity.of({ Rsvp, RemoveRsvp, JoinWaitlist, LeaveWaitlist, Refresh, CheckIn })
   }),
-  { concurrency: "unbounded", maxIdleTime: "5 minutes" }
+  // A defect fails its own message only: without this, the entity would restart and replay every message in
+  // flight, the poisoned one included, and wedge the event in a restart loop.
+  { concurrency: "unbounded", maxIdleTime: "5 minutes", disableFatalDefects: true }
 )

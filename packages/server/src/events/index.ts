@@ -64,8 +64,11 @@ export const EventsLive = Layer.mergeAll(
   // One line per HTTP layer of this feature, each with its services provided.
 )
 
-/** What runs on the cluster: the Event entity (one per event) and reminder delivery (a singleton). */
-export const EventsClusterLive = Layer.mergeAll(
-  EventEntityLive.pipe(Layer.provide(EventPlacesRepo.Default)),
-  ReminderSchedulerLive
-)
+/**
+ * What runs on the cluster: the Event entity (one per event), reading and writing through `places`, and reminder
+ * delivery (a singleton). Tests give it a repo that misbehaves on purpose.
+ */
+export const eventsClusterWith = <E, R>(places: Layer.Layer<EventPlacesRepo, E, R>) =>
+  Layer.mergeAll(EventEntityLive.pipe(Layer.provide(places)), ReminderSchedulerLive)
+
+export const EventsClusterLive = eventsClusterWith(EventPlacesRepo.Default)

@@ -6,22 +6,43 @@ import {
   type Move,
   type Posted
 } from "@timebank/domain"
-import { Deferred, Effect, Exit, Queue } from "effect"
-import { LedgerWriter } from "./LedgerWriter.js"
+import { Cause, Deferred, Duration, Effect, Exit, Queue } from "effect"
+import { LedgerWriter, type MoveOutcome } from "./LedgerWriter.js"
 
 /** The most moves one database transaction applies. */
 const MAX_BATCH = 250
+
+/**
+ * How long one batch may take, connection wait included, before it is abandoned (interrupted: its statement is
+ * cancelled and its transaction rolled back). A healthy batch of 250 moves takes milliseconds; this only catches a
+ * hang, which must not hold up every later move of the community. Above the writer's statement timeout, so that a
+ * slow statement is reported by PostgreSQL first.
+ */
+const BATCH_TIMEOUT = Duration.seconds(5)
+
+/** How long the moves of a failed batch may spend failing one by one before the rest fail at once. */
+const ONE_BY_ONE_BUDGET = Duration.times(BATCH_TIMEOUT, 2)
 
 interface Pending {
   readonly move: Move
   readonly reply: Deferred.Deferred<Posted, InsufficientBalance | IdempotencyConflict>
 }
 
+const answer = (batch: ReadonlyArray<Pending>, outcomes: ReadonlyArray<MoveOutcome>) =>
+  Effect.forEach(batch, (p, i) => Deferred.complete(p.reply, outcomes[i]!), { discard: true })
+
+/** Fails the moves of `batch` not answered yet (an answered move keeps its answer). */
+const failUnanswered = (batch: ReadonlyArray<Pending>, cause: Cause.Cause<never>) =>
+  Effect.forEach(batch, (p) => Deferred.failCause(p.reply, cause), { discard: true })
+
 /**
  * The Ledger entity of one community. Messages are accepted concurrently and queued; a single writer fiber takes
  * whatever has queued up (group commit) and applies it in one database transaction, so moves of a community never
  * race and a busy community pays one commit per batch, not per move. Balances stay in PostgreSQL: the entity keeps
  * no state that a restart or a shard move could lose.
+ *
+ * A defect (an SQL error, an exception, a hang) fails only the move that caused it: a failed batch is written
+ * again one move at a time, and the writer fiber survives whatever a batch does.
  */
 export const LedgerEntityLive = LedgerEntity.toLayer(
   Effect.gen(function*() {
@@ -29,14 +50,57 @@ export const LedgerEntityLive = LedgerEntity.toLayer(
     const writer = yield* LedgerWriter
     const queue = yield* Queue.unbounded<Pending>()
 
+    /** Applies `batch` in one transaction, in bounded time; a defect (even a synchronous throw) is the Exit's. */
+    const tryWrite = (batch: ReadonlyArray<Pending>) =>
+      Effect.suspend(() => writer.writeBatch(tenantId, batch.map((p) => p.move))).pipe(
+        Effect.timeoutFailCause({
+          duration: BATCH_TIMEOUT,
+          onTimeout: () =>
+            Cause.die(
+              new Cause.TimeoutException(`Ledger batch of ${batch.length} took over ${Duration.format(BATCH_TIMEOUT)}`)
+            )
+        }),
+        Effect.exit
+      )
+
+    /**
+     * Writes the moves of a failed batch one by one, in arrival order, so that every move still sees the balances
+     * the earlier ones left and only the bad one fails. Moves that fail only after long waits mean that the
+     * database, not a move, is stuck: once they have taken ONE_BY_ONE_BUDGET, the rest fail at once instead of
+     * each waiting out its own time bound.
+     */
+    const writeOneByOne = (batch: ReadonlyArray<Pending>) =>
+      Effect.gen(function*() {
+        let failing = Duration.zero
+        for (const [i, p] of batch.entries()) {
+          const [took, result] = yield* Effect.timed(tryWrite([p]))
+          if (Exit.isSuccess(result)) {
+            yield* answer([p], result.value)
+            continue
+          }
+          yield* failUnanswered([p], result.cause)
+          failing = Duration.sum(failing, took)
+          if (Duration.greaterThanOrEqualTo(failing, ONE_BY_ONE_BUDGET)) {
+            return yield* failUnanswered(batch.slice(i + 1), result.cause)
+          }
+        }
+      })
+
+    const write = (batch: ReadonlyArray<Pending>) =>
+      Effect.gen(function*() {
+        const result = yield* tryWrite(batch)
+        if (Exit.isSuccess(result)) return yield* answer(batch, result.value)
+        // The whole transaction was rolled back. Alone, a move fails with what broke it (the caller may retry with
+        // the same key); in a batch, it must not take the others down.
+        if (batch.length === 1) return yield* failUnanswered(batch, result.cause)
+        yield* Effect.logWarning("Ledger batch failed; writing its moves one by one", result.cause)
+        yield* writeOneByOne(batch)
+      })
+
     const writeNext = Effect.gen(function*() {
       const batch = [yield* Queue.take(queue), ...(yield* Queue.takeUpTo(queue, MAX_BATCH - 1))]
-      const result = yield* Effect.exit(writer.writeBatch(tenantId, batch.map((p) => p.move)))
-      yield* Exit.match(result, {
-        onSuccess: (outcomes) => Effect.forEach(batch, (p, i) => Deferred.complete(p.reply, outcomes[i]!)),
-        // The whole batch was rolled back: every caller learns it (and may retry with the same key).
-        onFailure: (cause) => Effect.forEach(batch, (p) => Deferred.failCause(p.reply, cause))
-      })
+      // Whatever goes wrong, every caller gets an answer and the loop goes on with the next batch.
+      yield* write(batch).pipe(Effect.catchAllCause((cause) => failUnanswered(batch, cause)))
     })
     yield* Effect.forkScoped(Effect.forever(writeNext))
 
@@ -49,5 +113,7 @@ export const LedgerEntityLive = LedgerEntity.toLayer(
 
     return LedgerEntity.of({ Transfer: submit, Grant: submit, Deposit: submit, Payout: submit })
   }),
-  { concurrency: "unbounded", maxIdleTime: "5 minutes" }
+  // A defect fails its own message only: without this, the entity would restart and replay every message in
+  // flight, the poisoned one included, and wedge the community's ledger in a restart loop.
+  { concurrency: "unbounded", maxIdleTime: "5 minutes", disableFatalDefects: true }
 )

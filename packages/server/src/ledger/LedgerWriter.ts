@@ -30,6 +30,13 @@ interface AccountRow {
 const rowKey = (row: AccountRow) => row.kind === "treasury" ? "treasury" : `${row.kind}:${Number(row.owner_id)}`
 
 /**
+ * The longest any one statement of a batch may run (a lock wait included) before PostgreSQL cancels it and the
+ * batch fails. Milliseconds are normal; this turns a stuck statement into an error the Ledger entity recovers from,
+ * below the entity's own bound on a whole batch (BATCH_TIMEOUT).
+ */
+const STATEMENT_TIMEOUT = "3s"
+
+/**
  * Applies a batch of moves of one community in ONE database transaction: each move is decided on its own
  * (planBatch) and answered on its own, but the batch shares the reads, the writes and the commit.
  */
@@ -69,10 +76,15 @@ export class LedgerWriter extends Effect.Service<LedgerWriter>()("LedgerWriter",
         return new Map(rows.map((row) => [rowKey(row), row]))
       })
 
-    const allowsNegative = (tenantId: number) =>
-      sql<{ allow: boolean }>`
-        SELECT coalesce((settings->>'allow_negative_balance')::boolean, false) AS allow FROM tenants
-        WHERE id = ${tenantId}`.pipe(Effect.map((rows) => rows[0]?.allow ?? false))
+    /**
+     * Bounds the statements of this transaction (`set_config(..., true)` is `SET LOCAL`, which takes no bind
+     * parameters) and reads whether members may go negative: one round trip for both, before anything else.
+     */
+    const startBatch = (tenantId: number) =>
+      sql<{ allow: boolean | null }>`
+        SELECT set_config('statement_timeout', ${STATEMENT_TIMEOUT}, true) AS statement_timeout,
+               (SELECT coalesce((settings->>'allow_negative_balance')::boolean, false) FROM tenants
+                WHERE id = ${tenantId}) AS allow`.pipe(Effect.map((rows) => rows[0]?.allow ?? false))
 
     const insertTransactions = (tenantId: number, moves: ReadonlyArray<Move>) =>
       sql<{ id: string; idempotency_key: string; created_at: Date }>`
@@ -96,10 +108,10 @@ export class LedgerWriter extends Effect.Service<LedgerWriter>()("LedgerWriter",
 
     const writeBatch = (tenantId: number, moves: ReadonlyArray<Move>) =>
       sql.withTransaction(Effect.gen(function*() {
+        const membersMayGoNegative = yield* startBatch(tenantId)
         const earlier = yield* earlierOutcomes(tenantId, moves.map((m) => m.idempotencyKey))
         const refs = [...new Map(moves.flatMap((m) => [m.from, m.to]).map((r) => [accountKey(r), r])).values()]
         const accounts = yield* lockAccounts(tenantId, refs)
-        const membersMayGoNegative = yield* allowsNegative(tenantId)
         const plan = planBatch({
           moves,
           earlier,

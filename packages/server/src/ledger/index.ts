@@ -16,8 +16,11 @@ export * from "./WalletHttp.js"
 /** The wallet routes. */
 export const LedgerHttpLive = Layer.mergeAll(WalletHttpLive, AdminWalletHttpLive)
 
-/** What runs on the cluster: the Ledger entity and the ledger's outbox subscribers. */
-export const LedgerClusterLive = Layer.mergeAll(
-  LedgerEntityLive.pipe(Layer.provide(LedgerWriter.Default)),
-  StartingBalanceLive
-)
+/**
+ * What runs on the cluster: the Ledger entity, writing through `writer`, and the ledger's outbox subscribers.
+ * Tests give it a writer that misbehaves on purpose.
+ */
+export const ledgerClusterWith = <E, R>(writer: Layer.Layer<LedgerWriter, E, R>) =>
+  Layer.mergeAll(LedgerEntityLive.pipe(Layer.provide(writer)), StartingBalanceLive)
+
+export const LedgerClusterLive = ledgerClusterWith(LedgerWriter.Default)
