@@ -1,3 +1,4 @@
+import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { type CalendarEntry, eventUid, renderCalendar, sequenceOf, seriesLines, vtimezone } from "@timebank/server"
@@ -35,13 +36,37 @@ const expand = (event: ICAL.Event) => {
 const prop = (vevent: ICAL.Component, name: string) => vevent.getFirstProperty(name)
 const text = (vevent: ICAL.Component, name: string) => vevent.getFirstPropertyValue(name) as string | null
 
-/** Every line of an RFC 5545 text is at most 75 octets, CRLF-terminated. */
+/** Every line of an RFC 5545 text is at most 75 octets and ends with CRLF, the last one included. */
 const assertFolded = (ics: string) => {
-  assert.isTrue(ics.endsWith("END:VCALENDAR"), "ends with END:VCALENDAR")
-  for (const line of ics.split("\r\n")) {
+  assert.isTrue(ics.endsWith("END:VCALENDAR\r\n"), "ends with END:VCALENDAR and CRLF")
+  const lines = ics.split("\r\n")
+  assert.strictEqual(lines.pop(), "", "nothing after the last CRLF")
+  for (const line of lines) {
     assert.isAtMost(Buffer.byteLength(line, "utf8"), 75, line)
     assert.notInclude(line, "\n")
+    assert.notInclude(line, "\r")
   }
+}
+
+const CR = 0x0d
+const LF = 0x0a
+
+/** RFC 5545 3.1 on the bytes as sent: every line, the last included, ends with CRLF; no bare CR or LF anywhere. */
+const assertCrlfBytes = (bytes: Uint8Array) => {
+  assert.isAbove(bytes.length, 2)
+  assert.deepStrictEqual([...bytes.subarray(-2)], [CR, LF], "the last line ends with CRLF")
+  const bare: Array<number> = []
+  let lines = 0
+  for (let i = 0; i < bytes.length; i++) {
+    if (bytes[i] === LF && bytes[i - 1] !== CR) bare.push(i)
+    if (bytes[i] === CR && bytes[i + 1] !== LF) bare.push(i)
+    if (bytes[i] === LF) lines++
+  }
+  assert.deepStrictEqual(bare, [], "bare CR or LF at these offsets")
+  assert.isAbove(lines, 5)
+  const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes)
+  assert.isTrue(text.startsWith("BEGIN:VCALENDAR\r\n"))
+  assert.isTrue(text.endsWith("\r\nEND:VCALENDAR\r\n"))
 }
 
 /** Weekly at 10:00 Berlin time for `count` weeks from a week from now: long enough to cross a DST change. */
@@ -237,6 +262,28 @@ describe("EventCalendar (pure)", () => {
       assert.deepStrictEqual(new Set(starts.map((d) => d.getUTCHours())), new Set([0, 23]))
     }))
 
+  it.effect("renderCalendar: every line ends with CRLF, the last one included, with or without events", () =>
+    Effect.sync(() => {
+      const encode = (text: string) => new TextEncoder().encode(text)
+      const empty = renderCalendar({ tenantSlug: "acme", calendarName: "Acme", now: new Date() }, [])
+      assertFolded(empty)
+      assertCrlfBytes(encode(empty))
+      const full = renderCalendar({ tenantSlug: "acme", calendarName: "Acme", now: new Date() }, [
+        { event: event({ description: `Line one\r\nline two\rline three\n${"long ".repeat(40)}` }) },
+        {
+          event: event({ id: 8, start: berlinTuesdays[0]! }),
+          series: {
+            rrule: "FREQ=WEEKLY;BYDAY=TU;COUNT=6",
+            timezone: BERLIN,
+            occurrences: berlinTuesdays.map((start, i) => ({ start, active: i !== 2 }))
+          }
+        }
+      ])
+      assertFolded(full)
+      assertCrlfBytes(encode(full))
+      assert.lengthOf(parse(full).events, 2)
+    }))
+
   it.effect("renderCalendar: text is escaped and folded (commas, semicolons, backslashes, newlines, long lines)", () =>
     Effect.sync(() => {
       const description = `Bring: tea, cake; and\nmore\\stuff. ${"Lång text, ".repeat(30)}`
@@ -255,6 +302,8 @@ describe("EventCalendar (pure)", () => {
       assert.strictEqual(events[0]!.description, description)
       assert.strictEqual(events[0]!.location, "Hall 1, Main St; back door")
       assert.strictEqual(prop(vevents[0]!, "organizer")!.getParameter("cn"), "Ada \"Dev\" Admin")
+      // A double quote inside a quoted parameter is written the RFC 6868 way, never as \" (not RFC 5545).
+      assert.include(ics.replace(/\r\n /g, ""), "ORGANIZER;CN=\"Ada ^'Dev^' Admin\":mailto:")
     }))
 })
 
@@ -281,6 +330,43 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })("event I
     ).pipe(Effect.map((rows) => rows[0]!), Effect.orDie)
 
   const uids = (body: string) => parse(body).events.map((e) => e.uid)
+
+  /** The body exactly as the server sent it, not decoded. */
+  const icsBytes = (path: string, headers: Record<string, string>) =>
+    Effect.gen(function*() {
+      const client = yield* HttpClient.HttpClient
+      const response = yield* client.execute(HttpClientRequest.get(path).pipe(HttpClientRequest.setHeaders(headers)))
+      return { status: response.status, bytes: new Uint8Array(yield* response.arrayBuffer) }
+    }).pipe(Effect.scoped, Effect.orDie)
+
+  it.effect("raw bytes of both exports: every line, the last one included, ends with CRLF (RFC 5545 3.1)", () =>
+    Effect.gen(function*() {
+      const { anonymous, member } = yield* community()
+      const single = yield* makeEvent(member, { startsInHours: 30 })
+      yield* setColumns(single.id, { description: `First line\nsecond line\r\n${"a long text ".repeat(20)}` })
+      const { starts, weekday } = weeklyBerlin(8)
+      const series = yield* makeRecurringEvent(member, {
+        starts,
+        rrule: `FREQ=WEEKLY;BYDAY=${weekday}`,
+        timezone: BERLIN,
+        cancelled: [2]
+      })
+      for (
+        const path of [
+          `${EVENTS}/${single.id}.ics`,
+          `${EVENTS}/${series.template.id}.ics`,
+          `${EVENTS}/${series.occurrences[3]!.id}.ics`,
+          `${EVENTS}.ics`,
+          `${EVENTS}.ics?when=past`
+        ]
+      ) {
+        const res = yield* icsBytes(path, anonymous)
+        assert.strictEqual(res.status, 200, path)
+        assertCrlfBytes(res.bytes)
+      }
+      const empty = yield* icsBytes(`${EVENTS}.ics`, (yield* community()).anonymous)
+      assertCrlfBytes(empty.bytes)
+    }))
 
   it.effect("GET /events/{id}.ics: one VEVENT in UTC with every field; the JSON detail still answers", () =>
     Effect.gen(function*() {

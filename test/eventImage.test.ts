@@ -5,6 +5,7 @@ import { Api, EVENT_IMAGE_MAX_BODY_BYTES, type Tenant } from "@timebank/domain"
 import {
   checkImage,
   hasMultipartBoundary,
+  keyOfUrl,
   RouteTable,
   seriesRootOf,
   sniffImageType,
@@ -12,7 +13,7 @@ import {
 } from "@timebank/server"
 import { Effect, Option, Stream } from "effect"
 import { randomBytes } from "node:crypto"
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { codeOf, errorsOf, fieldsOf } from "./fixtures/bodies.js"
@@ -249,6 +250,23 @@ describe("image checks", () => {
     }
   })
 
+  plain("only our own upload URLs name a file the store may delete", () => {
+    assert.deepStrictEqual(keyOfUrl("/uploads/events/1/2/abc.png"), Option.some("events/1/2/abc.png"))
+    for (
+      const url of [
+        "https://cdn.example.org/uploads/events/1/x.png",
+        "/uploads/../secret.png",
+        "/uploads/",
+        "/uploads//x.png",
+        "/uploadsx/a.png",
+        "/uploads/.hidden.png",
+        "uploads/a.png"
+      ]
+    ) {
+      assert.isTrue(Option.isNone(keyOfUrl(url)), url)
+    }
+  })
+
   plain("a series shares its cover with the template", () => {
     assert.strictEqual(seriesRootOf({ id: "5", is_recurring_template: true, parent_event_id: null }), 5)
     assert.strictEqual(seriesRootOf({ id: "6", is_recurring_template: false, parent_event_id: "5" }), 5)
@@ -394,6 +412,104 @@ layer(TestApp({ UPLOADS_DIR: uploadsDir }), { excludeTestServices: true, timeout
         }))
     })
 
+    describe("replacing a cover deletes the file it replaced", () => {
+      const urlOf = (res: { body: unknown }) => (res.body as { data: { cover_image: string } }).data.cover_image
+      const fileOf = (url: string) => join(uploadsDir, url.slice("/uploads/".length))
+      const expectGone = (url: string) =>
+        Effect.gen(function*() {
+          assert.isFalse(existsSync(fileOf(url)), `${url} is still on disk`)
+          const served = yield* getBytes(url)
+          assert.strictEqual(served.status, 404, url)
+          assert.strictEqual(codeOf(JSON.parse(served.bytes.toString("utf8"))), "NOT_FOUND")
+        })
+      const expectServed = (url: string, bytes: Uint8Array) =>
+        Effect.gen(function*() {
+          const served = yield* getBytes(url)
+          assert.strictEqual(served.status, 200, url)
+          assert.deepStrictEqual(served.bytes, Buffer.from(bytes))
+        })
+
+      it.effect("upload twice: the first file is gone from disk and its /uploads URL is 404; the second is served", () =>
+        Effect.gen(function*() {
+          const { event, organiserHeaders, tenant } = yield* community()
+          const firstBytes = png(300)
+          const first = yield* upload(event, organiserHeaders, [imagePart(firstBytes)])
+          assert.strictEqual(first.status, 200, first.text)
+          yield* expectServed(urlOf(first), firstBytes)
+
+          const secondBytes = jpeg(500)
+          const second = yield* upload(event, organiserHeaders, [imagePart(secondBytes, "image/jpeg")])
+          assert.strictEqual(second.status, 200, second.text)
+          assert.strictEqual(yield* coverOf(event.id), urlOf(second))
+          yield* expectGone(urlOf(first))
+          yield* expectServed(urlOf(second), secondBytes)
+          assert.deepStrictEqual(readdirSync(storedFor(tenant, event)), [urlOf(second).split("/").at(-1)!])
+        }))
+
+      it.effect("a series: the old cover goes once no event shows it; a detached occurrence keeps it until replaced", () =>
+        Effect.gen(function*() {
+          const { organiser, organiserHeaders } = yield* community()
+          const template = yield* makeEvent(organiser, { startsInHours: 24 })
+          const occurrences = yield* Effect.all([48, 72, 96].map((h) => makeEvent(organiser, { startsInHours: h })))
+          yield* makeSeries(template, occurrences)
+          const oldBytes = png(400)
+          const old = yield* upload(template, organiserHeaders, [imagePart(oldBytes)])
+          assert.strictEqual(old.status, 200, old.text)
+          // Detaching (scope `single`) keeps the row's cover: it is that event's cover now, too.
+          const detached = occurrences[2]!
+          yield* Effect.flatMap(
+            SqlClient.SqlClient,
+            (sql) => sql`UPDATE events SET parent_event_id = NULL WHERE id = ${detached.id}`
+          )
+
+          const replaced = yield* upload(occurrences[0]!, organiserHeaders, [imagePart(png(500))])
+          assert.strictEqual(replaced.status, 200, replaced.text)
+          for (const e of [template, occurrences[0]!, occurrences[1]!]) {
+            assert.strictEqual(yield* coverOf(e.id), urlOf(replaced))
+          }
+          assert.strictEqual(yield* coverOf(detached.id), urlOf(old))
+          yield* expectServed(urlOf(old), oldBytes)
+
+          // Replacing the series' cover again deletes the one it had, not the detached event's.
+          const again = yield* upload(template, organiserHeaders, [imagePart(png(600))])
+          yield* expectGone(urlOf(replaced))
+          yield* expectServed(urlOf(old), oldBytes)
+          // Now the detached event replaces its own: nothing shows the old cover any more.
+          const own = yield* upload(detached, organiserHeaders, [imagePart(png(700))])
+          assert.strictEqual(own.status, 200, own.text)
+          yield* expectGone(urlOf(old))
+          assert.strictEqual(yield* coverOf(template.id), urlOf(again))
+        }))
+
+      it.effect("a file that cannot be deleted is logged and the upload still succeeds; foreign cover URLs are left alone", () =>
+        Effect.gen(function*() {
+          const { event, organiserHeaders } = yield* community()
+          const first = yield* upload(event, organiserHeaders, [imagePart(png())])
+          assert.strictEqual(first.status, 200, first.text)
+          // A non-empty folder where the old file was: removing it fails.
+          const stuck = fileOf(urlOf(first))
+          rmSync(stuck)
+          mkdirSync(stuck)
+          writeFileSync(join(stuck, "keep"), "x")
+          const newBytes = png(800)
+          const second = yield* upload(event, organiserHeaders, [imagePart(newBytes)])
+          assert.strictEqual(second.status, 200, second.text)
+          assert.isTrue(existsSync(join(stuck, "keep")))
+          yield* expectServed(urlOf(second), newBytes)
+
+          // A cover that is not one of our uploads (or not a valid key) is never touched.
+          for (const foreign of ["https://cdn.example.org/x.png", "/uploads/../x.png"]) {
+            yield* Effect.flatMap(
+              SqlClient.SqlClient,
+              (sql) => sql`UPDATE events SET cover_image = ${foreign} WHERE id = ${event.id}`
+            )
+            const next = yield* upload(event, organiserHeaders, [imagePart(png())])
+            assert.strictEqual(next.status, 200, next.text)
+          }
+          yield* expectServed(urlOf(second), newBytes)
+        }))
+    })
+
     describe("bad uploads → 422 on field image, nothing changed", () => {
       it.effect("GIF, disguised GIF, mislabelled PNG, text, empty, missing field, text field, two files", () =>
         Effect.gen(function*() {
@@ -423,7 +539,7 @@ layer(TestApp({ UPLOADS_DIR: uploadsDir }), { excludeTestServices: true, timeout
           assert.deepStrictEqual(yield* outboxOf(tenant, "CommunityEventUpdated"), [])
         }))
 
-      it.effect("not multipart at all: JSON, no body, a raw image, a broken multipart body", () =>
+      it.effect("not multipart at all: JSON, no body, a raw image, a broken multipart body, no boundary", () =>
         Effect.gen(function*() {
           const { event, organiserHeaders } = yield* community()
           const path = `/api/v2/events/${event.id}/image`
@@ -431,11 +547,14 @@ layer(TestApp({ UPLOADS_DIR: uploadsDir }), { excludeTestServices: true, timeout
           expectImage422(yield* send(path, organiserHeaders, ascii(""), "application/json"))
           expectImage422(yield* send(path, organiserHeaders, png(), "image/png"))
           expectImage422(yield* send(path, organiserHeaders, ascii("garbage"), "multipart/form-data; boundary=xyz"))
-          expectImage422(yield* send(path, organiserHeaders, png(), "multipart/form-data"))
+          // Multipart without a boundary is refused at the edge, for every route alike.
+          const noBoundary = yield* send(path, organiserHeaders, png(), "multipart/form-data")
+          assert.strictEqual(noBoundary.status, 400, noBoundary.text)
+          assert.strictEqual(codeOf(noBoundary.body), "INVALID_REQUEST")
           assert.strictEqual(yield* coverOf(event.id), null)
         }))
 
-      it.effect("over 5 MB → 422 (6 MB); a 2 MB image passes the route's raised body cap; 2 MB JSON elsewhere is 413", () =>
+      it.effect("over 5 MB → 422 (6 MB); a 2 MB image passes the route's raised body cap; over the cap or 2 MB JSON elsewhere is 413", () =>
         Effect.gen(function*() {
           const { event, organiserHeaders, tenant } = yield* community()
           const big = yield* upload(event, organiserHeaders, [imagePart(png(6 * 1000 * 1000))])
@@ -458,14 +577,27 @@ layer(TestApp({ UPLOADS_DIR: uploadsDir }), { excludeTestServices: true, timeout
             assert.strictEqual(res.status, 413, `${path}: ${res.text}`)
             assert.strictEqual(codeOf(res.body), "PAYLOAD_TOO_LARGE")
           }
-          // Without a declared length the parser's limits stop the body: one file over 5 MB, or files over 10 MiB.
-          const oneTooLarge = [imagePart(png(7 * MiB))]
-          const tooManyBytes = [imagePart(png(4 * MiB)), imagePart(png(4 * MiB)), imagePart(png(4 * MiB))]
-          for (const parts of [oneTooLarge, tooManyBytes]) {
-            const { body, contentType } = multipart(parts)
-            const streamed = yield* send(`/api/v2/events/${event.id}/image`, organiserHeaders, body, contentType, true)
-            expectImage422(streamed, /5 MB/)
-          }
+          // Without a declared length: one file over 5 MB within the route's cap is the image's 422; files over the
+          // route's 10 MiB are 413 once the cap is passed (the rest is read and dropped, so the answer arrives).
+          const oneTooLarge = multipart([imagePart(png(7 * MiB))])
+          const streamedLarge = yield* send(
+            `/api/v2/events/${event.id}/image`,
+            organiserHeaders,
+            oneTooLarge.body,
+            oneTooLarge.contentType,
+            true
+          )
+          expectImage422(streamedLarge, /5 MB/)
+          const tooManyBytes = multipart([imagePart(png(4 * MiB)), imagePart(png(4 * MiB)), imagePart(png(4 * MiB))])
+          const streamedHuge = yield* send(
+            `/api/v2/events/${event.id}/image`,
+            organiserHeaders,
+            tooManyBytes.body,
+            tooManyBytes.contentType,
+            true
+          )
+          assert.strictEqual(streamedHuge.status, 413, streamedHuge.text)
+          assert.strictEqual(codeOf(streamedHuge.body), "PAYLOAD_TOO_LARGE")
           // And the image route's own cap (10 MiB) still holds: a larger body is refused unread.
           const huge = yield* upload(event, organiserHeaders, [imagePart(png(11 * MiB))])
           assert.strictEqual(huge.status, 413, huge.text)

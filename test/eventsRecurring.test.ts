@@ -1,7 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
+import { SeriesOccurrence } from "@timebank/domain"
 import { clampDayOfMonth } from "@timebank/server"
-import { Effect } from "effect"
+import { DateTime as EffectDateTime, Effect } from "effect"
 import { DateTime } from "luxon"
 import { codeOf, dataOf, fieldsOf } from "./fixtures/bodies.js"
 import { insertRsvp, makeEvent, makePoll } from "./fixtures/events.js"
@@ -9,7 +10,7 @@ import { makeCategory } from "./fixtures/listings.js"
 import { signIn } from "./fixtures/members.js"
 import { fromIp, randomIp } from "./fixtures/servers.js"
 import { makeTenant, tenantHeaders } from "./fixtures/tenants.js"
-import { rawRequest, TestApp } from "./fixtures/TestApp.js"
+import { apiClient, rawRequest, TestApp } from "./fixtures/TestApp.js"
 import { authHeaders, makeAdmin, makeSuperAdmin, makeUser } from "./fixtures/users.js"
 
 const includes = (actual: unknown, expected: Record<string, unknown>) =>
@@ -31,7 +32,7 @@ interface Created {
   occurrence_date: string | null
   poll_ids: Array<number>
   category_id: number | null
-  occurrences: Array<Occurrence>
+  series_occurrences: Array<Occurrence>
 }
 
 const EVENTS = "/api/v2/events"
@@ -170,21 +171,21 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })("recurri
         assert.strictEqual(created.category_id, category.id)
         assert.deepStrictEqual(created.poll_ids, [poll.id])
         // No count: the 52 cap, every second week over (almost) a year.
-        assert.strictEqual(created.occurrences.length, 52)
+        assert.strictEqual(created.series_occurrences.length, 52)
         // The template holds the first date.
-        assert.strictEqual(created.start_time, created.occurrences[0]!.start_time)
-        const locals = created.occurrences.map((o) => berlin(o.start_time))
+        assert.strictEqual(created.start_time, created.series_occurrences[0]!.start_time)
+        const locals = created.series_occurrences.map((o) => berlin(o.start_time))
         assert.isTrue(locals.every((t) => t.hour === 10 && t.minute === 0), "10:00 Berlin time")
         assert.isTrue(locals.every((t) => t.weekday === 1 || t.weekday === 3), "Mondays and Wednesdays")
         assert.strictEqual(locals[2]!.diff(locals[0]!, "days").days, 14, "every second week")
         // A year of dates crosses both DST changes: the UTC hour is not always the same.
-        assert.strictEqual(new Set(created.occurrences.map((o) => new Date(o.start_time).getUTCHours())).size, 2)
-        for (const o of created.occurrences) {
+        assert.strictEqual(new Set(created.series_occurrences.map((o) => new Date(o.start_time).getUTCHours())).size, 2)
+        for (const o of created.series_occurrences) {
           assert.strictEqual(o.occurrence_date, berlin(o.start_time).toISODate())
           assert.strictEqual(new Date(o.end_time!).getTime() - new Date(o.start_time).getTime(), 2 * 3_600_000)
         }
         const stored = yield* seriesRows(created.id)
-        assert.deepStrictEqual(stored.map((r) => Number(r.id)), created.occurrences.map((o) => o.id))
+        assert.deepStrictEqual(stored.map((r) => Number(r.id)), created.series_occurrences.map((o) => o.id))
         assert.isTrue(stored.every((r) => r.title === "Repair café" && r.location === "Town hall"))
         const rule = yield* ruleOf(created.id)
         assert.deepInclude(rule, {
@@ -210,12 +211,53 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })("recurri
           poll_ids: [poll.id]
         })
         // The template and its occurrences are ordinary events for the detail route.
-        const detail = yield* call("GET", `${EVENTS}/${created.occurrences[1]!.id}`, memberHeaders)
+        const detail = yield* call("GET", `${EVENTS}/${created.series_occurrences[1]!.id}`, memberHeaders)
         assert.strictEqual(detail.status, 200, detail.text)
         includes(dataOf(detail.body), {
           parent_event_id: created.id,
-          occurrence_date: created.occurrences[1]!.occurrence_date
+          occurrence_date: created.series_occurrences[1]!.occurrence_date
         })
+      }))
+
+    it.effect("the create answer and the detail name the dates alike: `series_occurrences`, same items", () =>
+      Effect.gen(function*() {
+        const { memberHeaders } = yield* community()
+        const res = yield* call("POST", RECURRING, memberHeaders, {
+          ...base(),
+          recurrence_frequency: "weekly",
+          recurrence_ends_after_count: 3
+        })
+        assert.strictEqual(res.status, 201, res.text)
+        const created = dataOf<Created & Record<string, unknown>>(res.body)
+        assert.notProperty(created, "occurrences")
+        assert.lengthOf(created.series_occurrences, 3)
+        for (const id of [created.id, created.series_occurrences[1]!.id]) {
+          const detail = yield* call("GET", `${EVENTS}/${id}`, memberHeaders)
+          assert.strictEqual(detail.status, 200, detail.text)
+          // All three dates are upcoming and active, so the detail lists exactly what the create made.
+          assert.deepStrictEqual(
+            dataOf<{ series_occurrences: Array<Occurrence> }>(detail.body).series_occurrences,
+            created.series_occurrences
+          )
+        }
+        for (const o of created.series_occurrences) {
+          assert.sameMembers(Object.keys(o), ["id", "start_time", "end_time", "occurrence_date"])
+        }
+        // The typed client decodes the create answer with the same item class as the detail.
+        const client = yield* apiClient({ ...fromIp(randomIp()), ...memberHeaders })
+        const start = EffectDateTime.unsafeMake(nextMonday())
+        const typed = yield* client.recurringEvents.create({
+          payload: {
+            title: "Typed",
+            description: "Through the client",
+            start_time: start,
+            end_time: EffectDateTime.add(start, { hours: 1 }),
+            recurrence_frequency: "daily",
+            recurrence_ends_after_count: 2
+          }
+        })
+        assert.lengthOf(typed.data.series_occurrences, 2)
+        assert.instanceOf(typed.data.series_occurrences[0], SeriesOccurrence)
       }))
 
     it.effect("daily until a date (inclusive), interval 2", () =>
@@ -232,7 +274,7 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })("recurri
           recurrence_ends_after_count: 2
         })
         assert.deepStrictEqual(
-          created.occurrences.map((o) => o.occurrence_date),
+          created.series_occurrences.map((o) => o.occurrence_date),
           [0, 2, 4, 6, 8].map((d) => first.plus({ days: d }).toISODate())
         )
         assert.deepInclude(yield* ruleOf(created.id), {
@@ -255,25 +297,28 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })("recurri
           recurrence_ends_after_count: 100
         })
         // One year from now allows 11 or 12 monthly dates; every one is the month's last day at 10:00 Berlin.
-        assert.include([11, 12], created.occurrences.length)
-        for (const o of created.occurrences) {
+        assert.include([11, 12], created.series_occurrences.length)
+        for (const o of created.series_occurrences) {
           const t = berlin(o.start_time)
           assert.strictEqual(t.day, clampDayOfMonth(t.year, t.month, 31))
           assert.strictEqual(t.hour, 10)
         }
-        assert.isAtMost(new Date(created.occurrences.at(-1)!.start_time).getTime(), Date.now() + 366 * 86_400_000)
+        assert.isAtMost(
+          new Date(created.series_occurrences.at(-1)!.start_time).getTime(),
+          Date.now() + 366 * 86_400_000
+        )
         const rule = yield* ruleOf(created.id)
         assert.deepInclude(rule, {
           frequency: "monthly",
           day_of_month: 31,
-          ends_after_count: created.occurrences.length
+          ends_after_count: created.series_occurrences.length
         })
         const daily = yield* createSeries(memberHeaders, {
           ...base(),
           recurrence_frequency: "daily",
           recurrence_ends_after_count: 100
         })
-        assert.strictEqual(daily.occurrences.length, 52)
+        assert.strictEqual(daily.series_occurrences.length, 52)
         assert.strictEqual((yield* seriesRows(daily.id)).length, 52)
       }))
 
@@ -281,15 +326,15 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })("recurri
       Effect.gen(function*() {
         const { memberHeaders } = yield* community()
         const yearly = yield* createSeries(memberHeaders, { ...base(), recurrence_frequency: "yearly" })
-        assert.strictEqual(yearly.occurrences.length, 1)
+        assert.strictEqual(yearly.series_occurrences.length, 1)
         assert.strictEqual((yield* ruleOf(yearly.id))!.frequency, "yearly")
         const custom = yield* createSeries(memberHeaders, {
           ...base(),
           recurrence_frequency: "custom",
           rrule: "RRULE:FREQ=WEEKLY;BYDAY=MO,WE;COUNT=4"
         })
-        assert.strictEqual(custom.occurrences.length, 4)
-        assert.isTrue(custom.occurrences.every((o) => [1, 3].includes(berlin(o.start_time).weekday)))
+        assert.strictEqual(custom.series_occurrences.length, 4)
+        assert.isTrue(custom.series_occurrences.every((o) => [1, 3].includes(berlin(o.start_time).weekday)))
         assert.deepInclude(yield* ruleOf(custom.id), { frequency: "custom", rrule: "FREQ=WEEKLY;BYDAY=MO,WE;COUNT=4" })
       }))
 
@@ -376,7 +421,7 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })("recurri
       Effect.gen(function*() {
         const { memberHeaders, tenant } = yield* community()
         const series = yield* weekly(memberHeaders)
-        const target = series.occurrences[1]!
+        const target = series.series_occurrences[1]!
         const moved = berlin(target.start_time).plus({ hours: 3 })
         const res = yield* call("PUT", `${EVENTS}/${target.id}/recurring`, memberHeaders, {
           scope: "single",
@@ -389,7 +434,7 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })("recurri
         assert.deepInclude(view, { id: target.id, title: "Special edition", parent_event_id: null })
         assert.strictEqual(new Date(view.start_time).getTime(), moved.toMillis())
         const rest = yield* seriesRows(series.id)
-        assert.deepStrictEqual(rest.map((r) => Number(r.id)), [0, 2, 3].map((i) => series.occurrences[i]!.id))
+        assert.deepStrictEqual(rest.map((r) => Number(r.id)), [0, 2, 3].map((i) => series.series_occurrences[i]!.id))
         assert.isTrue(rest.every((r) => r.title === "Repair café"))
         const updates = yield* outboxOf(tenant.id, "CommunityEventUpdated")
         assert.deepInclude(updates.at(-1), {
@@ -399,7 +444,7 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })("recurri
           detached_from: series.id
         })
         // Detached even when nothing else changes.
-        const plain = series.occurrences[2]!
+        const plain = series.series_occurrences[2]!
         const detachOnly = yield* call("PUT", `${EVENTS}/${plain.id}/recurring`, memberHeaders, { scope: "single" })
         assert.strictEqual(detachOnly.status, 200, detachOnly.text)
         assert.isNull(dataOf<Created>(detachOnly.body).parent_event_id)
@@ -409,7 +454,11 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })("recurri
       Effect.gen(function*() {
         const { member, memberHeaders, other, tenant } = yield* community()
         const series = yield* weekly(memberHeaders, 5)
-        const [past, cancelled, addressed] = [series.occurrences[0]!, series.occurrences[1]!, series.occurrences[2]!]
+        const [past, cancelled, addressed] = [
+          series.series_occurrences[0]!,
+          series.series_occurrences[1]!,
+          series.series_occurrences[2]!
+        ]
         yield* shiftTo(past.id, new Date(Date.now() - 3 * 3_600_000))
         yield* rows((sql) => sql`UPDATE events SET status = 'cancelled' WHERE id = ${cancelled.id}`)
         yield* insertRsvp(addressed.id, other, "going")
@@ -432,7 +481,7 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })("recurri
         const byId = new Map(after.map((r) => [Number(r.id), r]))
         assert.strictEqual(byId.get(past.id)!.title, "Repair café")
         assert.strictEqual(byId.get(cancelled.id)!.title, "Repair café")
-        for (const o of series.occurrences.slice(2)) {
+        for (const o of series.series_occurrences.slice(2)) {
           assert.deepInclude(byId.get(o.id), {
             title: "Repair café (new room)",
             location: "Library",
@@ -446,7 +495,7 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })("recurri
         assert.deepInclude(payload, { event_id: series.id, user_id: member.id, scope: "all", updated_by: member.id })
         assert.sameMembers(payload!["event_ids"] as Array<number>, [
           series.id,
-          ...series.occurrences.slice(2).map((o) => o.id)
+          ...series.series_occurrences.slice(2).map((o) => o.id)
         ])
         assert.deepStrictEqual(payload!["changed"], ["title", "location"])
       }))
@@ -512,14 +561,14 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })("recurri
       Effect.gen(function*() {
         const { memberHeaders, otherHeaders } = yield* community()
         const series = yield* weekly(memberHeaders, 2)
-        const forbidden = yield* call("PUT", `${EVENTS}/${series.occurrences[0]!.id}/recurring`, otherHeaders, {
+        const forbidden = yield* call("PUT", `${EVENTS}/${series.series_occurrences[0]!.id}/recurring`, otherHeaders, {
           scope: "all",
           title: "x"
         })
         assert.strictEqual(forbidden.status, 403, forbidden.text)
         assert.strictEqual(codeOf(forbidden.body), "FORBIDDEN")
         const elsewhere = yield* community()
-        for (const id of [series.id, series.occurrences[0]!.id]) {
+        for (const id of [series.id, series.series_occurrences[0]!.id]) {
           const res = yield* call("PUT", `${EVENTS}/${id}/recurring`, elsewhere.adminHeaders, {
             scope: "all",
             title: "x"
@@ -542,9 +591,9 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })("recurri
           recurrence_frequency: "daily",
           recurrence_ends_after_count: 4
         })
-        const past = series.occurrences[0]!
+        const past = series.series_occurrences[0]!
         yield* shiftTo(past.id, new Date(Date.now() - 5 * 3_600_000))
-        yield* insertRsvp(series.occurrences[2]!.id, other, "going")
+        yield* insertRsvp(series.series_occurrences[2]!.id, other, "going")
         const res = yield* call("POST", `${EVENTS}/${series.id}/cancel`, memberHeaders, { reason: "Closed" })
         assert.strictEqual(res.status, 200, res.text)
         const after = yield* seriesRows(series.id)
@@ -552,7 +601,7 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })("recurri
         const [payload] = yield* outboxOf(tenant.id, "EventCancelled")
         assert.sameMembers(
           payload!["cancelled_occurrence_ids"] as Array<number>,
-          series.occurrences.slice(1).map((o) => o.id)
+          series.series_occurrences.slice(1).map((o) => o.id)
         )
         assert.deepStrictEqual(payload!["recipients"], [other.id])
       }))
@@ -565,14 +614,14 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })("recurri
           recurrence_frequency: "daily",
           recurrence_ends_after_count: 4
         })
-        const past = series.occurrences[0]!
+        const past = series.series_occurrences[0]!
         yield* shiftTo(past.id, new Date(Date.now() - 5 * 3_600_000))
         const res = yield* call("DELETE", `${EVENTS}/${series.id}`, adminHeaders)
         assert.strictEqual(res.status, 200, res.text)
         assert.isUndefined(yield* ruleOf(series.id))
         const left = yield* rows((sql) =>
           sql<{ id: string; parent_event_id: string | null }>`
-            SELECT id, parent_event_id FROM events WHERE id IN ${sql.in(series.occurrences.map((o) => o.id))}`
+            SELECT id, parent_event_id FROM events WHERE id IN ${sql.in(series.series_occurrences.map((o) => o.id))}`
         )
         assert.deepStrictEqual(left.map((r) => [Number(r.id), r.parent_event_id]), [[past.id, null]])
       }))

@@ -218,7 +218,10 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("listing
             [{ name: "  " }, ["name"]],
             [{ name: "x".repeat(101) }, ["name"]],
             [{ name: "Ok", type: "poster" }, ["type"]],
-            [{ name: "Ok", color: "blue" }, ["color"]],
+            [{ name: "Ok", color: "notacolour" }, ["color"]],
+            [{ name: "Ok", color: "transparent" }, ["color"]],
+            [{ name: "Ok", color: "#abcd" }, ["color"]],
+            [{ name: "Ok", color: "" }, ["color"]],
             [{ name: 5, color: "#12345" }, ["name", "color"]]
           ] as const
         ) {
@@ -226,6 +229,49 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("listing
           assert.strictEqual(res.status, 422, JSON.stringify(body))
           assert.sameMembers(fieldsOf(res.body), [...fields])
         }
+      }))
+
+    it.effect("color: hex (#rgb, #rrggbb) or a CSS named colour in any case, stored lowercase; others 422", () =>
+      Effect.gen(function*() {
+        const { headers } = yield* community()
+        const colourOf = (body: unknown) => dataOf<{ color: string | null }>(body).color
+        for (
+          const [name, color, stored] of [
+            ["Blue", "blue", "blue"],
+            ["Purple", "RebeccaPurple", "rebeccapurple"],
+            ["Grey", " LightSlateGrey ", "lightslategrey"],
+            ["Hex long", "#1E88E5", "#1e88e5"],
+            ["Hex short", "#AbC", "#abc"]
+          ] as const
+        ) {
+          const res = yield* call("POST", `${ADMIN}/categories`, headers, { name, color })
+          assert.strictEqual(res.status, 201, `${color}: ${res.text}`)
+          assert.strictEqual(colourOf(res.body), stored)
+        }
+        const created = yield* call("POST", `${ADMIN}/categories`, headers, { name: "Recoloured" })
+        const id = dataOf<{ id: number }>(created.body).id
+        for (const [color, stored] of [["RebeccaPurple", "rebeccapurple"], ["#FFF", "#fff"], ["BLUE", "blue"]]) {
+          const res = yield* call("PUT", `${ADMIN}/categories/${id}`, headers, { color })
+          assert.strictEqual(res.status, 200, `${color}: ${res.text}`)
+          assert.strictEqual(colourOf(res.body), stored)
+        }
+        for (const color of ["notacolour", "blue2", "#ggg", "rgb(0,0,0)", "currentcolor"]) {
+          const res = yield* call("PUT", `${ADMIN}/categories/${id}`, headers, { color })
+          assert.strictEqual(res.status, 422, `${color}: ${res.text}`)
+          assert.deepStrictEqual(errorsOf(res.body).map((e) => [e.code, e.field]), [["VALIDATION_ERROR", "color"]])
+        }
+        const bad = yield* call("POST", `${ADMIN}/categories`, headers, { name: "Nope", color: "notacolour" })
+        assert.strictEqual(bad.status, 422, bad.text)
+        assert.deepStrictEqual(errorsOf(bad.body).map((e) => [e.code, e.field]), [["VALIDATION_ERROR", "color"]])
+        const kept = yield* call("GET", "/api/v2/categories", headers)
+        assert.strictEqual(
+          dataOf<Array<{ id: number; color: string | null }>>(kept.body).find((c) => c.id === id)!.color,
+          "blue"
+        )
+        // The typed client takes a name too.
+        const client = yield* apiClient(headers)
+        const typed = yield* client.adminCategories.create({ payload: { name: "Typed", color: "Tomato" } })
+        assert.strictEqual(typed.data.color, "tomato")
       }))
 
     it.effect("PUT renames (new slug), recolours, refuses a taken name; a type other than listing unassigns listings", () =>

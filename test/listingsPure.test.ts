@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import { CSS_NAMED_COLORS, isCategoryColor } from "@timebank/domain"
 import { type AttributeDefinition, checkAttributeValues, optionIssues, slugify, uniqueSlug } from "@timebank/server"
 
 describe("slugify", () => {
@@ -80,5 +81,18 @@ describe("optionIssues", () => {
     assert.deepStrictEqual(optionIssues("number", ["1"]), [
       { field: "options", message: "must be empty for a number attribute" }
     ])
+  })
+})
+
+describe("category colours", () => {
+  it("the 148 named colours of CSS Color 4, lowercase; hex #rgb or #rrggbb; any case", () => {
+    assert.strictEqual(CSS_NAMED_COLORS.size, 148)
+    assert.isTrue([...CSS_NAMED_COLORS].every((name) => /^[a-z]+$/.test(name)))
+    for (const ok of ["blue", "RebeccaPurple", "GRAY", "grey", "#abc", "#ABC", "#1e88e5", "#1E88E5"]) {
+      assert.isTrue(isCategoryColor(ok), ok)
+    }
+    for (const bad of ["notacolour", "transparent", "currentcolor", "#ab", "#abcd", "#1e88e5ff", "blue ", "", "#"]) {
+      assert.isFalse(isCategoryColor(bad), bad)
+    }
   })
 })

@@ -111,15 +111,26 @@ const UrlText = Schema.Trim.pipe(
     } catch {
       return false
     }
-  }, { message: () => "must be an http(s) URL" })
+  }, { message: () => "must be an http(s) URL", jsonSchema: { format: "uri" } })
+)
+
+/** The last instant an event may touch: four-digit years, which every calendar format and client can write. */
+export const LATEST_EVENT_TIME = "9999-12-31T23:59:59Z"
+
+/** A start or end an event may have (any offset in, UTC out), up to {@link LATEST_EVENT_TIME}. */
+export const EventTime = Schema.DateTimeUtc.pipe(
+  Schema.filter((t) => t.epochMillis <= Date.parse(LATEST_EVENT_TIME), {
+    message: () => `must not be after ${LATEST_EVENT_TIME}`,
+    jsonSchema: { format: "date-time" }
+  })
 )
 
 /** The fields `PUT /events/{id}` may change (spec "Events"), all optional there; `null` clears an optional one. */
 const editableFields = {
   title: EventTitle,
   description: EventDescription,
-  start_time: Schema.DateTimeUtc,
-  end_time: Schema.NullOr(Schema.DateTimeUtc),
+  start_time: EventTime,
+  end_time: Schema.NullOr(EventTime),
   location: Schema.NullOr(Text(255)),
   latitude: Schema.NullOr(Latitude),
   longitude: Schema.NullOr(Longitude),
@@ -139,7 +150,7 @@ const editableFields = {
 export const CreateEvent = Schema.Struct({
   title: EventTitle,
   description: EventDescription,
-  start_time: Schema.DateTimeUtc,
+  start_time: EventTime,
   end_time: exact(editableFields.end_time),
   location: exact(editableFields.location),
   latitude: exact(editableFields.latitude),
@@ -193,25 +204,26 @@ export type EventCursor = typeof EventCursor.Type
 
 const IdParam = Schema.NumberFromString.pipe(Schema.compose(RecordId))
 const SearchParam = Schema.Trim.pipe(Schema.maxLength(200))
+const searchDescription = { description: "Part of the title or description (case-insensitive)" }
 
 /** `GET /api/v2/events`. */
 export const ListEventsParams = Schema.Struct({
   when: Schema.optional(EventWhen).annotations({ description: "Default `upcoming`" }),
   cursor: Schema.optional(CursorParam(EventCursor)),
   per_page: Schema.optional(PerPageParam(50)).annotations({ description: "Default 20" }),
-  category_id: Schema.optional(IdParam),
+  category_id: Schema.optional(IdParam).annotations({ description: "Only events of this category" }),
   user_id: Schema.optional(IdParam).annotations({ description: "Only this organiser's events" }),
-  search: Schema.optional(SearchParam)
+  search: Schema.optional(SearchParam).annotations(searchDescription)
 })
 export type ListEventsParams = typeof ListEventsParams.Type
 
 /** `GET /api/v2/admin/events`. */
 export const AdminListEventsParams = Schema.Struct({
   ...OffsetPageParams.fields,
-  status: Schema.optional(EventStatus),
-  when: Schema.optional(EventWhen),
+  status: Schema.optional(EventStatus).annotations({ description: "Only events with this status" }),
+  when: Schema.optional(EventWhen).annotations({ description: "Only events that have not ended, or only past ones" }),
   user_id: Schema.optional(IdParam).annotations({ description: "Organiser" }),
-  search: Schema.optional(SearchParam)
+  search: Schema.optional(SearchParam).annotations(searchDescription)
 })
 export type AdminListEventsParams = typeof AdminListEventsParams.Type
 

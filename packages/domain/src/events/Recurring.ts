@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { CalendarDate } from "../http/CalendarDate.js"
-import { CreateEvent, Event, EventId, RecurrenceFrequency, UpdateEvent } from "./Event.js"
+import { CreateEvent, Event, RecurrenceFrequency, SeriesOccurrence, UpdateEvent } from "./Event.js"
 
 const exact = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })
 
@@ -39,19 +39,16 @@ export const CreateRecurringEvent = Schema.Struct({
 })
 export type CreateRecurringEvent = typeof CreateRecurringEvent.Type
 
-/** One occurrence row made by a recurring create. */
-export const RecurringOccurrence = Schema.Struct({
-  id: EventId,
-  start_time: Schema.DateTimeUtc,
-  end_time: Schema.NullOr(Schema.DateTimeUtc),
-  occurrence_date: Schema.String.annotations({ description: "`YYYY-MM-DD` in the community's time zone" })
-})
-export type RecurringOccurrence = typeof RecurringOccurrence.Type
-
-/** The template (the series' definition; its start is the first occurrence's) and every occurrence made. */
+/**
+ * The template (the series' definition; its start is the first occurrence's) and every occurrence made, under the
+ * name and in the item shape of the event detail's `series_occurrences` (spec "Limits"), so a client reads both alike.
+ */
 export class RecurringEventCreated extends Schema.Class<RecurringEventCreated>("RecurringEventCreated")({
   ...Event.fields,
-  occurrences: Schema.Array(RecurringOccurrence)
+  series_occurrences: Schema.Array(SeriesOccurrence).annotations({
+    description: "Every occurrence the create made (at most 52, all upcoming), soonest first; the same items as " +
+      "`series_occurrences` of the event detail, which lists up to 50 upcoming, not cancelled ones"
+  })
 }) {}
 
 /** `single`: detach one occurrence and change only it; `all`: the template and its future occurrences. */

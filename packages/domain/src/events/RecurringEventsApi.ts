@@ -12,8 +12,11 @@ const EVENTS = "/api/v2/events"
 
 /** Recurring series (spec "Events"): create a template with its occurrences, and scoped edits. */
 export class RecurringEventsApi extends HttpApiGroup.make("recurringEvents")
+  .annotate(OpenApi.Title, "Events: recurring")
+  .annotate(OpenApi.Description, "Recurring series: a template with its occurrences, and edits of one or all of them")
   .add(
     HttpApiEndpoint.post("create", `${EVENTS}/recurring`)
+      .annotate(OpenApi.Summary, "Create a recurring event")
       .setPayload(CreateRecurringEvent)
       .addSuccess(DataEnvelope(RecurringEventCreated), { status: 201 })
       .addError(httpError(Forbidden))
@@ -25,11 +28,13 @@ export class RecurringEventsApi extends HttpApiGroup.make("recurringEvents")
         "A member creates a recurring series in one step: the template (`is_recurring_template`, its start is the " +
           "first occurrence's), its rule, and one event per occurrence (`parent_event_id`, `occurrence_date`). " +
           "Times are wall-clock times in the community's time zone; at most 52 occurrences, none later than one " +
-          "year from now"
+          "year from now. The answer is the template with `series_occurrences`: every occurrence made, in the item " +
+          "shape of the event detail's `series_occurrences`"
       )
   )
   .add(
     HttpApiEndpoint.put("update", `${EVENTS}/:id/recurring`)
+      .annotate(OpenApi.Summary, "Update a recurring event")
       .setPath(EventIdPath)
       .setPayload(UpdateRecurringEvent)
       .addSuccess(DataEnvelope(Event))

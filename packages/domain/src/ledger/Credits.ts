@@ -3,7 +3,14 @@ import { Schema } from "effect"
 /** Time credits are hours with at most 2 decimals (decisions D2); inside the ledger they are whole cents. */
 export type Cents = number
 
-const hasTwoDecimals = (n: number) => Math.abs(n * 100 - Math.round(n * 100)) < 1e-6
+/**
+ * Whether `n` hours is a whole number of cents. A value too small to be a cent (1e-300) is not: it would round to
+ * 0 cents and reach the ledger or a `numeric(…, 2)` column as 0.
+ */
+export const hasTwoDecimals = (n: number): boolean => {
+  const cents = Math.round(n * 100)
+  return Math.abs(n * 100 - cents) < 1e-6 && (cents !== 0 || n === 0)
+}
 
 export const toCents = (hours: number): Cents => Math.round(hours * 100)
 export const fromCents = (cents: Cents): number => cents / 100

@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { PathId, RecordId } from "../http/Ids.js"
+import { isCategoryColor } from "./CssColor.js"
 
 export const CategoryId = RecordId.pipe(Schema.brand("CategoryId"))
 export type CategoryId = typeof CategoryId.Type
@@ -10,9 +11,15 @@ export type CategoryType = typeof CategoryType.Type
 
 export const CategoryName = Schema.Trim.pipe(Schema.minLength(1), Schema.maxLength(100))
 
+/** Decisions D6: a hex colour (`#rgb`, `#rrggbb`) or a CSS named colour such as `blue`, in any case. */
 export const CategoryColor = Schema.Trim.pipe(
-  Schema.pattern(/^#(?:[0-9a-fA-F]{3}){1,2}$/, { message: () => "must be a hex colour such as #1e88e5" })
-)
+  Schema.filter(isCategoryColor, {
+    message: () => "must be a hex colour such as #1e88e5 or a CSS colour name such as blue"
+  })
+).annotations({
+  description: "`#rgb`, `#rrggbb` or a CSS Color Level 4 named colour (`blue`, `RebeccaPurple`), in any case; " +
+    "stored lowercase"
+})
 
 /** `{"id", "name", "slug", "type", "color"}` (decisions D6). */
 export class Category extends Schema.Class<Category>("Category")({
@@ -22,7 +29,9 @@ export class Category extends Schema.Class<Category>("Category")({
     description: "Made from the name (lowercase ASCII letters, digits, hyphens); unique per community and type"
   }),
   type: CategoryType,
-  color: Schema.NullOr(Schema.String).annotations({ description: "Hex colour, lowercase, or null" })
+  color: Schema.NullOr(Schema.String).annotations({
+    description: "Hex colour (`#1e88e5`) or CSS colour name (`blue`), lowercase; or null"
+  })
 }) {}
 
 /** The category as a listing shows it. */
@@ -45,7 +54,9 @@ export const UpdateCategory = Schema.Struct({
 })
 export type UpdateCategory = typeof UpdateCategory.Type
 
-export const CategoryListParams = Schema.Struct({ type: Schema.optional(CategoryType) })
+export const CategoryListParams = Schema.Struct({
+  type: Schema.optional(CategoryType).annotations({ description: "Only categories of this kind" })
+})
 
 export const CategoryIdPath = Schema.Struct({ id: PathId(CategoryId) })
 

@@ -3,6 +3,7 @@ import { CursorParam, OffsetPageParams, PerPageParam } from "../http/Cursor.js"
 import { PathId, RecordId } from "../http/Ids.js"
 import { UserId } from "../identity/User.js"
 import { UserSummary } from "../identity/UserSummary.js"
+import { hasTwoDecimals } from "../ledger/Credits.js"
 import { AttributeValues, AttributeValuesInput } from "./Attribute.js"
 import { CategoryId, CategorySummary } from "./Category.js"
 
@@ -24,7 +25,7 @@ export const ListingLocation = Schema.Trim.pipe(Schema.maxLength(255))
 export const HoursEstimate = Schema.Number.pipe(
   Schema.greaterThan(0),
   Schema.lessThanOrEqualTo(1000),
-  Schema.multipleOf(0.01, { message: () => "must have at most 2 decimals" })
+  Schema.filter(hasTwoDecimals, { message: () => "must have at most 2 decimals" })
 )
 
 /** An offer or request with its owner and category. */
@@ -87,8 +88,8 @@ export const LISTINGS_PER_PAGE_MAX = 50
 export const ListListingsParams = Schema.Struct({
   cursor: Schema.optional(CursorParam(RecordId)),
   per_page: Schema.optional(PerPageParam(LISTINGS_PER_PAGE_MAX)).annotations({ description: "Default 20" }),
-  type: Schema.optional(ListingType),
-  category_id: Schema.optional(IdParam),
+  type: Schema.optional(ListingType).annotations({ description: "Only offers or only requests" }),
+  category_id: Schema.optional(IdParam).annotations({ description: "Only listings of this category" }),
   user_id: Schema.optional(IdParam).annotations({ description: "Only this member's listings" }),
   search: Schema.optional(SearchParam)
 })
@@ -96,10 +97,10 @@ export type ListListingsParams = typeof ListListingsParams.Type
 
 export const AdminListListingsParams = Schema.Struct({
   ...OffsetPageParams.fields,
-  status: Schema.optional(ListingStatus),
-  type: Schema.optional(ListingType),
-  user_id: Schema.optional(IdParam),
-  category_id: Schema.optional(IdParam),
+  status: Schema.optional(ListingStatus).annotations({ description: "Only listings with this status" }),
+  type: Schema.optional(ListingType).annotations({ description: "Only offers or only requests" }),
+  user_id: Schema.optional(IdParam).annotations({ description: "Only this member's listings" }),
+  category_id: Schema.optional(IdParam).annotations({ description: "Only listings of this category" }),
   search: Schema.optional(SearchParam)
 })
 export type AdminListListingsParams = typeof AdminListListingsParams.Type

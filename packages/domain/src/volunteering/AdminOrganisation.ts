@@ -2,6 +2,7 @@ import { Schema } from "effect"
 import { OffsetPageParams } from "../http/Cursor.js"
 import { RecordId } from "../http/Ids.js"
 import { UserSummary } from "../identity/UserSummary.js"
+import { hasTwoDecimals } from "../ledger/Credits.js"
 import { TransactionId } from "../ledger/Transaction.js"
 import {
   DirectoryOrganisation,
@@ -34,7 +35,7 @@ export const AdminOrganisationsParams = Schema.Struct({
     OrganisationStatus.annotations({
       message: () => ({ message: "must be pending, active, approved or suspended", override: true })
     })
-  ),
+  ).annotations({ description: "Only organisations with this status" }),
   search: Schema.optional(SearchParam)
 })
 export type AdminOrganisationsParams = typeof AdminOrganisationsParams.Type
@@ -65,8 +66,6 @@ export class AdminOrganisationMember extends Schema.Class<AdminOrganisationMembe
   status: MemberStatus,
   joined_at: Schema.DateTimeUtc
 }) {}
-
-const hasTwoDecimals = (n: number) => Math.abs(n * 100 - Math.round(n * 100)) < 1e-6
 
 /** A signed amount of hours: not 0, at most 2 decimals, at most 1,000,000 either way. */
 export const SignedCredits = Schema.Number.pipe(

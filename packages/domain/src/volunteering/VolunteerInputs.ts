@@ -3,6 +3,7 @@ import { ApiError } from "../http/ApiError.js"
 import { CalendarDate } from "../http/CalendarDate.js"
 import { CursorParam, PerPageParam } from "../http/Cursor.js"
 import { RecordId } from "../http/Ids.js"
+import { hasTwoDecimals } from "../ledger/Credits.js"
 import { OpportunityId, ReviewDecision } from "./Opportunity.js"
 import { OrganisationId, SearchParam } from "./Organisation.js"
 
@@ -50,8 +51,6 @@ export const MAX_LOGGED_HOURS = 24
 
 /** Today's date in UTC as `YYYY-MM-DD`. */
 export const utcToday = (now: Date) => now.toISOString().slice(0, 10)
-
-const hasTwoDecimals = (n: number) => Math.abs(n * 100 - Math.round(n * 100)) < 1e-6
 
 /** The day the hours were worked: a calendar date from 2000-01-01 up to today (UTC). */
 export const HourLogDate = CalendarDate.pipe(

@@ -222,13 +222,22 @@ const buildVtimezone = (zone: string, fromYear: number, toYear: number): string 
   return lines.join("\r\n")
 }
 
+/**
+ * A parameter value such as the organiser's CN, encoded per RFC 6868 (`^^`, `^'` for a double quote, `^n` for a line
+ * break). ical-generator 10 quotes parameter values but escapes a double quote inside them with a backslash, which
+ * RFC 5545 does not allow (a quoted-string ends at the next DQUOTE), so they must not reach it.
+ */
+export const parameterText = (value: string) =>
+  value.replace(/\^/g, "^^").replace(/"/g, "^'").replace(/\r\n|\r|\n/g, "^n")
+
 /** Years a VTIMEZONE covers at most, counted back from the last year a series needs. */
 const MAX_ZONE_YEARS = 10
 
 /**
  * Events as one RFC 5545 calendar. A single event is one VEVENT in UTC; a series is one VEVENT whose DTSTART,
  * DTEND, RDATE and EXDATE carry the series' TZID (with a VTIMEZONE), so that clients keep its wall-clock time across
- * daylight-saving changes. ical-generator writes, escapes and folds every line.
+ * daylight-saving changes. ical-generator writes, escapes and folds every line; RFC 5545 (3.1) ends every content
+ * line with CRLF, the last one included, which ical-generator leaves off, so it is added here.
  */
 export const renderCalendar = (options: CalendarOptions, entries: ReadonlyArray<CalendarEntry>): string => {
   const prepared = entries.map((entry) => ({
@@ -268,10 +277,11 @@ export const renderCalendar = (options: CalendarOptions, entries: ReadonlyArray<
       location: e.location,
       url: e.onlineLink,
       status: e.cancelled ? ICalEventStatus.CANCELLED : ICalEventStatus.CONFIRMED,
-      organizer: { name: e.organiserName, email: organiserAddress(options.tenantSlug) },
+      organizer: { name: parameterText(e.organiserName), email: organiserAddress(options.tenantSlug) },
       sequence: sequenceOf(e.createdAt, e.updatedAt)
     })
     if (lines !== null) vevent.repeating(lines.lines.join("\r\n"))
   }
-  return calendar.toString()
+  const text = calendar.toString()
+  return text.endsWith("\r\n") ? text : `${text}\r\n`
 }

@@ -7,8 +7,8 @@ import {
   NotFound,
   ValidationFailed
 } from "@timebank/domain"
-import { Effect, Option } from "effect"
-import { FileStore, uploadKey } from "../platform/FileStore.js"
+import { type Cause, Effect, Option } from "effect"
+import { FileStore, keyOfUrl, uploadKey } from "../platform/FileStore.js"
 import { Outbox } from "../platform/Outbox.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { requireFeature } from "../tenancy/FeatureGate.js"
@@ -81,6 +81,52 @@ export class EventImageService extends Effect.Service<EventImageService>()("Even
           RETURNING id`.pipe(Effect.map((rows) => rows.map((r) => Number(r.id)).sort((a, b) => a - b)))
       )
 
+    /**
+     * The covers the series' rows show before the change, each once. The rows are locked, so two replacements of one
+     * series take turns and each sees the cover the other set.
+     */
+    const coversOf = (rootId: number) =>
+      db.query((tenantId) =>
+        sql<{ cover_image: string }>`SELECT cover_image FROM events
+          WHERE tenant_id = ${tenantId} AND (id = ${rootId} OR parent_event_id = ${rootId}) AND cover_image IS NOT NULL
+          FOR UPDATE`.pipe(Effect.map((rows) => [...new Set(rows.map((r) => r.cover_image))]))
+      )
+
+    /** Which of these covers an event of the community still shows (a detached occurrence keeps its old one). */
+    const coversInUse = (urls: ReadonlyArray<string>) =>
+      db.query((tenantId) =>
+        sql<{ cover_image: string }>`SELECT DISTINCT cover_image FROM events
+          WHERE tenant_id = ${tenantId} AND cover_image IN ${sql.in(urls)}`.pipe(
+          Effect.map((rows) => new Set(rows.map((r) => r.cover_image)))
+        )
+      )
+
+    /** Logs a failed clean-up: a file left behind costs disk space, never the request. */
+    const logCleanupFailure = (what: string, keys: ReadonlyArray<string>) => (cause: Cause.Cause<unknown>) =>
+      Effect.logWarning(`event cover image: ${what} not deleted`, cause).pipe(
+        Effect.annotateLogs({ keys: keys.join(",") })
+      )
+
+    /**
+     * After the new cover is committed: deletes the files of the covers it replaced, unless an event still shows
+     * them (a detached occurrence, say). Cover URLs that are not our uploads are left alone.
+     */
+    const deleteReplaced = (previous: ReadonlyArray<string>, current: string) =>
+      Effect.gen(function*() {
+        const replaced = previous.filter((url) => url !== current)
+        if (replaced.length === 0) return
+        const inUse = yield* coversInUse(replaced)
+        const keys = replaced.filter((url) => !inUse.has(url)).flatMap((url) => Option.toArray(keyOfUrl(url)))
+        for (const key of keys) {
+          yield* store.remove(key).pipe(Effect.catchAllCause(logCleanupFailure("replaced cover", [key])))
+        }
+      }).pipe(
+        Effect.catchAllCause(logCleanupFailure("replaced cover", previous)),
+        // The change is committed: finish the clean-up even when the client has gone away meanwhile.
+        Effect.uninterruptible,
+        Effect.withSpan("Events.deleteReplacedCovers")
+      )
+
     const replaceCover = (event: EventRow, readImage: Effect.Effect<ImageUpload, ValidationFailed>) =>
       Effect.gen(function*() {
         const editor = yield* EventEditor
@@ -88,12 +134,10 @@ export class EventImageService extends Effect.Service<EventImageService>()("Even
         const image = yield* readImage
         const checked = checkImage(image)
         if ("problem" in checked) return yield* invalidImage(checked.problem)
-        const url = yield* store.put(
-          uploadKey(["events", tenant.id, event.id], checked.type),
-          image.bytes,
-          checked.type
-        )
-        const eventIds = yield* db.transaction(Effect.gen(function*() {
+        const key = uploadKey(["events", tenant.id, event.id], checked.type)
+        const url = yield* store.put(key, image.bytes, checked.type)
+        const { eventIds, previous } = yield* db.transaction(Effect.gen(function*() {
+          const previous = yield* coversOf(seriesRootOf(event))
           const eventIds = yield* setCover(seriesRootOf(event), url)
           yield* outbox.append("CommunityEventUpdated", {
             event_id: Number(event.id),
@@ -106,8 +150,12 @@ export class EventImageService extends Effect.Service<EventImageService>()("Even
             event_ids: eventIds,
             updated_by: editor.userId
           })
-          return eventIds
-        }))
+          return { eventIds, previous }
+        })).pipe(
+          // Nothing refers to the new file when the change did not commit.
+          Effect.onError(() => store.remove(key).pipe(Effect.catchAllCause(logCleanupFailure("unused upload", [key]))))
+        )
+        yield* deleteReplaced(previous, url)
         yield* Effect.annotateCurrentSpan({ event_ids: eventIds.join(","), bytes: image.bytes.length })
         return { id: Number(event.id) as EventId, cover_image: url } satisfies EventImage
       })

@@ -25,6 +25,20 @@ const unknownOrganiser = (id: number): UserSummary => ({
 const noCounts: RsvpCounts = { going: 0, interested: 0, waitlist: 0 }
 const noAnswer: ViewerStatus = { rsvp: null, position: null }
 
+/** One date of a series as the detail and the recurring create answer show it. */
+export const seriesOccurrenceOf = (o: {
+  readonly id: string | number
+  readonly start_time: Date
+  readonly end_time: Date | null
+  readonly occurrence_date: string | null
+}) =>
+  SeriesOccurrence.make({
+    id: Number(o.id) as EventId,
+    start_time: DateTime.unsafeFromDate(o.start_time),
+    end_time: o.end_time === null ? null : DateTime.unsafeFromDate(o.end_time),
+    occurrence_date: o.occurrence_date
+  })
+
 const optionalId = (value: string | null) => (value === null ? null : Number(value))
 
 /** The recurring template an event belongs to: itself for a template, its parent for an occurrence, else none. */
@@ -127,14 +141,7 @@ export class EventViews extends Effect.Service<EventViews>()("EventViews", {
         })
         return Event.make({
           ...view,
-          series_occurrences: occurrences.map((o) =>
-            SeriesOccurrence.make({
-              id: Number(o.id) as EventId,
-              start_time: DateTime.unsafeFromDate(o.start_time),
-              end_time: o.end_time === null ? null : DateTime.unsafeFromDate(o.end_time),
-              occurrence_date: o.occurrence_date
-            })
-          )
+          series_occurrences: occurrences.map(seriesOccurrenceOf)
         })
       })
 

@@ -19,7 +19,7 @@ import { type EventPatch, EventRepo, type EventRow } from "./EventRepo.js"
 import { eventSnapshot } from "./EventSnapshot.js"
 import { EventEditor, requireEventEditor, requireEventMember } from "./EventsPolicy.js"
 import { changedColumns, checkTimes, EventsService, gateEvents, NOTIFIED_CHANGES } from "./EventsService.js"
-import { EventViews } from "./EventViews.js"
+import { EventViews, seriesOccurrenceOf } from "./EventViews.js"
 import { expandRecurrence, parseWeekdays, type RecurrenceEnds, type RecurrenceRule } from "./Recurrence.js"
 import { type OccurrenceInsert, RecurrenceRepo } from "./RecurrenceRepo.js"
 
@@ -172,12 +172,7 @@ export class RecurringEventsService extends Effect.Service<RecurringEventsServic
         const view = yield* views.one(template)
         return RecurringEventCreated.make({
           ...view,
-          occurrences: occurrences.map((o) => ({
-            id: Number(o.id) as EventId,
-            start_time: DateTime.unsafeFromDate(o.start_time),
-            end_time: o.end_time === null ? null : DateTime.unsafeFromDate(o.end_time),
-            occurrence_date: o.occurrence_date
-          }))
+          series_occurrences: occurrences.map(seriesOccurrenceOf)
         })
       },
       requireEventMember,

@@ -21,7 +21,7 @@ import { Effect, Either, Option } from "effect"
 import { Outbox } from "../platform/Outbox.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { AdminUserRepo, toAdminUser } from "./AdminUserRepo.js"
-import { MailOutbox } from "./MailOutbox.js"
+import { MailOutbox, recipientData } from "./MailOutbox.js"
 import { hashPassword } from "./Password.js"
 import { PasswordResetRepo } from "./PasswordResetRepo.js"
 import { isPlatformAdmin, PlatformAdmin, requirePlatformAdmin, requireTenantAdmin, TenantAdmin } from "./Policy.js"
@@ -102,16 +102,7 @@ export class AdminUsersService extends Effect.Service<AdminUsersService>()("Admi
         return { token, expires_at: expiresAt.toISOString() }
       })
 
-    const tenantMailData = (user: UserRow) =>
-      Effect.map(CurrentTenant, (tenant) => ({
-        first_name: user.first_name,
-        last_name: user.last_name,
-        email: user.email,
-        language: user.preferred_language,
-        tenant_id: tenant.id,
-        tenant_slug: tenant.slug,
-        tenant_name: tenant.name
-      }))
+    const tenantMailData = (user: UserRow) => Effect.map(CurrentTenant, (tenant) => recipientData(user, tenant))
 
     const list = Effect.fn("AdminUsers.list")(function*(params: ListUsersParams) {
       yield* TenantAdmin

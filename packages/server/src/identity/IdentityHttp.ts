@@ -4,6 +4,7 @@ import { Effect, Option } from "effect"
 import { AppConfig } from "../platform/AppConfig.js"
 import { clientIp } from "../platform/ClientIp.js"
 import { IdentityService, type LoginInput } from "./IdentityService.js"
+import { PasswordResetService } from "./PasswordResetService.js"
 import { ProfileService } from "./ProfileService.js"
 import { newToken, REFRESH_TOKEN_SECONDS } from "./Tokens.js"
 
@@ -21,6 +22,7 @@ const setCookie = (name: string, value: string, options: { httpOnly: boolean; ma
 export const AuthHttpLive = HttpApiBuilder.group(Api, "auth", (handlers) =>
   Effect.gen(function*() {
     const identity = yield* IdentityService
+    const resets = yield* PasswordResetService
     const { cookieSecure, trustProxy } = yield* AppConfig
 
     const login = (payload: LoginInput) =>
@@ -41,6 +43,8 @@ export const AuthHttpLive = HttpApiBuilder.group(Api, "auth", (handlers) =>
       .handle("login", ({ payload }) => login(payload))
       .handle("loginLegacyPath", ({ payload }) => login(payload))
       .handle("refresh", ({ payload }) => identity.refresh(payload.refresh_token))
+      .handle("requestPasswordReset", ({ payload }) => Effect.map(resets.request(payload.email), ok))
+      .handle("confirmPasswordReset", ({ payload }) => Effect.map(resets.confirm(payload), ok))
       .handle("csrfToken", () =>
         Effect.gen(function*() {
           const request = yield* HttpServerRequest.HttpServerRequest

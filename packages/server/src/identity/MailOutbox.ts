@@ -1,5 +1,7 @@
+import type { Tenant } from "@timebank/domain"
 import { Effect } from "effect"
 import { TenantSql } from "../platform/TenantSql.js"
+import type { UserRow } from "./UserRecord.js"
 
 /** Templates the notifications feature renders; `data` carries what each one needs. */
 export type MailTemplate = "welcome" | "password_reset"
@@ -10,6 +12,20 @@ export interface MailToQueue {
   readonly template: MailTemplate
   readonly data: Record<string, unknown>
 }
+
+/** Who a mail is for and from which community: what every template greets and signs with. */
+export const recipientData = (
+  user: Pick<UserRow, "first_name" | "last_name" | "email" | "preferred_language">,
+  tenant: Pick<Tenant, "id" | "slug" | "name">
+) => ({
+  first_name: user.first_name,
+  last_name: user.last_name,
+  email: user.email,
+  language: user.preferred_language,
+  tenant_id: tenant.id,
+  tenant_slug: tenant.slug,
+  tenant_name: tenant.name
+})
 
 /**
  * E-mails of the current tenant waiting in `mail_outbox` for the notifications feature to render and deliver.

@@ -1,17 +1,29 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
-import { dieOnSqlError } from "../platform/TenantSql.js"
+import { Effect, Option } from "effect"
+import { dieOnSqlError, TenantSql } from "../platform/TenantSql.js"
 
-/** How long a password reset (or set-password) link works. */
+/** How long a password reset link sent by an admin (or a welcome mail's set-password link) works. */
 export const PASSWORD_RESET_SECONDS = 86_400
+
+/** How long the link of a reset the member asked for (`POST /api/v2/auth/password-reset`) works. */
+export const MEMBER_PASSWORD_RESET_SECONDS = 3_600
+
+/** A reset token as the confirmation finds it: whose it is and whether it may still be used. */
+export interface ResetTokenState {
+  readonly userId: number
+  readonly used: boolean
+  readonly expired: boolean
+}
 
 /**
  * One-time password reset tokens, stored only as their SHA-256. A user has at most one usable token: issuing a
  * new one retires the others. User ids are unique across tenants; callers check the user's tenant first.
  */
 export class PasswordResetRepo extends Effect.Service<PasswordResetRepo>()("PasswordResetRepo", {
+  dependencies: [TenantSql.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const db = yield* TenantSql
 
     const revokeAllOf = (userId: number) =>
       sql`UPDATE password_reset_tokens SET used_at = now() WHERE user_id = ${userId} AND used_at IS NULL`.pipe(
@@ -29,6 +41,34 @@ export class PasswordResetRepo extends Effect.Service<PasswordResetRepo>()("Pass
             VALUES (${tokenHash}, ${userId}, now() + make_interval(secs => ${seconds}))
             RETURNING expires_at`.pipe(Effect.map((rows) => rows[0]!.expires_at), dieOnSqlError)
         ),
+
+      /** The token with this hash, if it belongs to a user of the current tenant who is not erased. */
+      find: (tokenHash: string) =>
+        db.query((tenantId) =>
+          sql<{ user_id: string; used: boolean; expired: boolean }>`
+            SELECT t.user_id, t.used_at IS NOT NULL AS used, t.expires_at <= now() AS expired
+            FROM password_reset_tokens t JOIN users u ON u.id = t.user_id
+            WHERE t.token_hash = ${tokenHash} AND u.tenant_id = ${tenantId} AND u.deleted_at IS NULL`.pipe(
+            Effect.map((rows) =>
+              Option.map(Option.fromNullable(rows[0]), (row): ResetTokenState => ({
+                userId: Number(row.user_id),
+                used: row.used,
+                expired: row.expired
+              }))
+            )
+          )
+        ),
+
+      /**
+       * Uses the token up if it is still usable: `false` when a concurrent request used it first (or it expired in
+       * between). The UPDATE decides, so two confirmations with one token change the password once.
+       */
+      consume: (tokenHash: string) =>
+        sql<{ user_id: string }>`
+          UPDATE password_reset_tokens SET used_at = now()
+          WHERE token_hash = ${tokenHash} AND used_at IS NULL AND expires_at > now()
+          RETURNING user_id`.pipe(Effect.map((rows) => rows.length === 1), dieOnSqlError),
+
       revokeAllOf
     } as const
   })

@@ -49,6 +49,14 @@ export const uploadKey = (folders: ReadonlyArray<string | number>, contentType: 
   return [...folders.map(String), `${randomBytes(16).toString("hex")}.${ext}`].join("/")
 }
 
+/** The key of a URL path `put` returned (`/uploads/<key>`); none for anything else (an outside URL, a bad key). */
+export const keyOfUrl = (url: string): Option.Option<string> => {
+  const prefix = `${UPLOADS_PATH}/`
+  if (!url.startsWith(prefix)) return Option.none()
+  const key = url.slice(prefix.length)
+  return isValidKey(key) ? Option.some(key) : Option.none()
+}
+
 /** A stored file as `get` returns it. */
 export interface StoredFile {
   readonly bytes: Uint8Array
@@ -57,7 +65,7 @@ export interface StoredFile {
 
 /**
  * Where uploaded files live. The default keeps them in a local folder (`UPLOADS_DIR`, default `<DATA_DIR>/uploads`)
- * and serves them at `/uploads/<key>`; another store (object storage) only has to keep the same two methods.
+ * and serves them at `/uploads/<key>`; another store (object storage) only has to keep the same three methods.
  * File-system failures are defects: a store that cannot write is an outage, not an answer to the client.
  */
 export class FileStore extends Effect.Service<FileStore>()("FileStore", {
@@ -104,7 +112,21 @@ export class FileStore extends Effect.Service<FileStore>()("FileStore", {
         return Option.some<StoredFile>({ bytes, contentType: contentTypeOf(key) })
       }).pipe(Effect.orDie, Effect.withSpan("FileStore.get", { attributes: { key } }))
 
-    return { root, put, get } as const
+    /**
+     * Deletes the file under `key`; `false` when there was none (already gone is not a failure). Unlike `put` and
+     * `get`, a failure is the caller's to handle: deleting is clean-up, which callers log rather than fail on.
+     */
+    const remove = (key: string) =>
+      Effect.gen(function*() {
+        if (!isValidKey(key)) return false
+        const file = yield* fileOf(key)
+        return yield* fs.remove(file).pipe(
+          Effect.as(true),
+          Effect.catchIf((e) => e._tag === "SystemError" && e.reason === "NotFound", () => Effect.succeed(false))
+        )
+      }).pipe(Effect.withSpan("FileStore.remove", { attributes: { key } }))
+
+    return { root, put, get, remove } as const
   })
 }) {}
 

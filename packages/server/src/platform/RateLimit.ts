@@ -6,6 +6,7 @@ import { Clock, type Context, Duration, Effect, Layer, Option, Redacted } from "
 import type { RedisOptions } from "ioredis"
 import { AppConfig } from "./AppConfig.js"
 import { clientIp } from "./ClientIp.js"
+import { layerMemoryRateLimitStore } from "./MemoryRateLimitStore.js"
 import { setResponseHeaders, setRetryAfter } from "./ResponseHeaders.js"
 
 /** A store that does not answer within this time is treated as down: the request goes through. */
@@ -27,13 +28,14 @@ export const redisOptionsFromUrl = (url: string): RedisOptions => {
 
 /**
  * The one rate limiter of the process: counters in Redis when `REDIS_URL` is set (shared by every process), in
- * memory otherwise. The Redis connection is opened on first use and gives up quickly, so a Redis outage costs a
- * request at most {@link RATE_LIMIT_STORE_TIMEOUT}.
+ * memory otherwise (a bounded store that forgets expired windows: {@link layerMemoryRateLimitStore}). The Redis
+ * connection is opened on first use and gives up quickly, so a Redis outage costs a request at most
+ * {@link RATE_LIMIT_STORE_TIMEOUT}.
  */
 export const RateLimiterLive = RateLimiter.layer.pipe(
   Layer.provide(Layer.unwrapEffect(Effect.map(AppConfig, (config) =>
     Option.match(config.redisUrl, {
-      onNone: () => RateLimiter.layerStoreMemory,
+      onNone: () => layerMemoryRateLimitStore(),
       onSome: (url) =>
         RedisRateLimiter.layerStore({
           ...redisOptionsFromUrl(Redacted.value(url)),
