@@ -10,6 +10,7 @@ import { EventRemindersApi } from "./events/RemindersApi.js"
 import { EventSeriesApi } from "./events/SeriesApi.js"
 import { ValidationFailedResponse } from "./http/ApiError.js"
 import { reportAllDecodeErrors } from "./http/DecodeAll.js"
+import { withOpenApiDocument } from "./http/OpenApiDocument.js"
 import { AdminUsersApi } from "./identity/AdminUsersApi.js"
 import { AuthApi, SessionApi } from "./identity/AuthApi.js"
 import { UsersApi } from "./identity/UsersApi.js"
@@ -27,6 +28,22 @@ import { ApplicationsApi, HoursApi, OpportunitiesApi } from "./volunteering/Oppo
 import { OrganisationDashboardApi } from "./volunteering/OrganisationDashboardApi.js"
 import { OrganisationsApi } from "./volunteering/OrganisationsApi.js"
 import { ReviewsApi } from "./volunteering/ReviewsApi.js"
+
+const DESCRIPTION = `Multi-tenant community time-credit exchange API.
+
+**Community.** Every route except the health probes is addressed to one community (tenant): send \`X-Tenant-ID\` \
+or \`X-Tenant-Slug\`, or call the community's host name. On the docs page, choose *Authorize* and enter the slug once.
+
+**Authentication.** \`POST /api/v2/auth/login\` answers an access token: send it as \`Authorization: Bearer <token>\`. \
+Cookie sessions work too; they send \`X-CSRF-Token\` (from \`GET /api/v2/csrf-token\`) with POST, PUT, PATCH and DELETE.
+
+**Envelopes.** A success is \`{"data": ..., "meta": {...}}\`. Lists are cursor pages (pass \`meta.cursor\` back as \
+\`?cursor=\`) or, for admins, offset pages (\`?page=&per_page=\`). An error is \
+\`{"errors": [{"code": "...", "message": "...", "field": "..."}]}\`; each response lists the codes it can carry.
+
+**Any request** may also be answered 404 \`NOT_FOUND\` (no such route), 405 \`METHOD_NOT_ALLOWED\` (with \`Allow\`), \
+408 \`REQUEST_TIMEOUT\`, 414 \`URI_TOO_LONG\` or 431 \`HEADERS_TOO_LARGE\`, in the same envelope. Every response \
+carries \`X-Request-Id\`, the one the request sent when it is usable.`
 
 class Contract extends HttpApi.make("timebank")
   .add(SystemApi)
@@ -64,9 +81,9 @@ class Contract extends HttpApi.make("timebank")
   .addError(ValidationFailedResponse)
   .annotate(OpenApi.Title, "timebank")
   .annotate(OpenApi.Version, "2.0.0")
-  .annotate(OpenApi.Description, "Multi-tenant community time-credit exchange API")
+  .annotate(OpenApi.Description, DESCRIPTION)
 {}
 
 /** The whole contract: server, CLI, tests and partners share it. A route exists once. */
-export const Api = reportAllDecodeErrors(Contract)
+export const Api = withOpenApiDocument(reportAllDecodeErrors(Contract))
 export type Api = typeof Api

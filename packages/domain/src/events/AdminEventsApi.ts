@@ -13,8 +13,15 @@ const EVENTS = "/api/v2/admin/events"
  * included. Answers 403 `FEATURE_DISABLED` when `events` is off.
  */
 export class AdminEventsApi extends HttpApiGroup.make("adminEvents")
+  .annotate(OpenApi.Title, "Admin: events")
+  .annotate(
+    OpenApi.Description,
+    "Every event of the community, for tenant admins and platform super-admins; answers 403 " +
+      "`FEATURE_DISABLED` when `events` is off"
+  )
   .add(
     HttpApiEndpoint.get("list", EVENTS)
+      .annotate(OpenApi.Summary, "List all events")
       .setUrlParams(AdminListEventsParams)
       .addSuccess(OffsetPage(Event))
       .annotate(
@@ -25,12 +32,15 @@ export class AdminEventsApi extends HttpApiGroup.make("adminEvents")
   )
   .add(
     HttpApiEndpoint.get("get", `${EVENTS}/:id`)
+      .annotate(OpenApi.Summary, "Get any event")
+      .annotate(OpenApi.Description, "An event of any status, occurrences and templates included")
       .setPath(EventIdPath)
       .addSuccess(DataEnvelope(Event))
       .addError(httpError(NotFound))
   )
   .add(
     HttpApiEndpoint.del("delete", `${EVENTS}/:id`)
+      .annotate(OpenApi.Summary, "Delete an event (admin)")
       .setPath(EventIdPath)
       .addSuccess(DataEnvelope(EventDeleted))
       .addError(httpError(NotFound))
@@ -38,6 +48,7 @@ export class AdminEventsApi extends HttpApiGroup.make("adminEvents")
   )
   .add(
     HttpApiEndpoint.post("cancel", `${EVENTS}/:id/cancel`)
+      .annotate(OpenApi.Summary, "Cancel an event (admin)")
       .setPath(EventIdPath)
       .setPayload(CancelEventPayload)
       .addSuccess(DataEnvelope(Event))

@@ -24,8 +24,11 @@ export type CalendarListParams = typeof CalendarListParams.Type
  * static suffix.
  */
 export class CalendarApi extends HttpApiGroup.make("eventCalendar")
+  .annotate(OpenApi.Title, "Events: calendar export")
+  .annotate(OpenApi.Description, "ICS (RFC 5545) export of the public events, for calendar applications")
   .add(
     HttpApiEndpoint.get("event", "/api/v2/events/:id.ics")
+      .annotate(OpenApi.Summary, "Export an event as iCalendar")
       .setPath(EventIdPath)
       .addSuccess(ICalendar)
       .addError(httpError(NotFound))
@@ -37,6 +40,7 @@ export class CalendarApi extends HttpApiGroup.make("eventCalendar")
   )
   .add(
     HttpApiEndpoint.get("list", "/api/v2/events.ics")
+      .annotate(OpenApi.Summary, "Export events as iCalendar")
       .setUrlParams(CalendarListParams)
       .addSuccess(ICalendar)
       .annotate(

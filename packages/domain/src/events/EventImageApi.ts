@@ -57,8 +57,11 @@ export type EventImage = typeof EventImage.Type
 
 /** Cover images of events (decisions D8); answers 403 `FEATURE_DISABLED` when `events` is off. */
 export class EventImageApi extends HttpApiGroup.make("eventImages")
+  .annotate(OpenApi.Title, "Events: images")
+  .annotate(OpenApi.Description, "Cover images of events (JPEG, PNG or WebP, at most 5 MB)")
   .add(
     HttpApiEndpoint.post("upload", "/api/v2/events/:id/image")
+      .annotate(OpenApi.Summary, "Upload an event's cover image")
       .setPath(EventIdPath)
       .setPayload(EventImageUpload)
       .addSuccess(DataEnvelope(EventImage))

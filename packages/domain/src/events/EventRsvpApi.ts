@@ -40,8 +40,14 @@ export const CheckInPath = Schema.Struct({ id: PathId(EventId), attendeeId: Path
  * token and answer 403 `FEATURE_DISABLED` when `events` is off.
  */
 export class EventRsvpApi extends HttpApiGroup.make("eventRsvp")
+  .annotate(OpenApi.Title, "Events: RSVPs and check-in")
+  .annotate(
+    OpenApi.Description,
+    "RSVPs, the waitlist, the attendee roster and check-in of one event; all routes need a token"
+  )
   .add(
     HttpApiEndpoint.post("rsvp", `${EVENT}/rsvp`)
+      .annotate(OpenApi.Summary, "RSVP to an event")
       .setPath(EventIdPath)
       .setPayload(RsvpRequest)
       .addSuccess(DataEnvelope(RsvpResult))
@@ -61,6 +67,7 @@ export class EventRsvpApi extends HttpApiGroup.make("eventRsvp")
   )
   .add(
     HttpApiEndpoint.del("removeRsvp", `${EVENT}/rsvp`)
+      .annotate(OpenApi.Summary, "Withdraw my RSVP")
       .setPath(EventIdPath)
       .addSuccess(DataEnvelope(RsvpRemoved))
       .addError(httpError(NotFound))
@@ -74,6 +81,7 @@ export class EventRsvpApi extends HttpApiGroup.make("eventRsvp")
   )
   .add(
     HttpApiEndpoint.get("waitlist", `${EVENT}/waitlist`)
+      .annotate(OpenApi.Summary, "Get an event's waitlist")
       .setPath(EventIdPath)
       .addSuccess(DataEnvelope(WaitlistView))
       .addError(httpError(NotFound))
@@ -84,6 +92,7 @@ export class EventRsvpApi extends HttpApiGroup.make("eventRsvp")
   )
   .add(
     HttpApiEndpoint.post("joinWaitlist", `${EVENT}/waitlist`)
+      .annotate(OpenApi.Summary, "Join an event's waitlist")
       .setPath(EventIdPath)
       .addSuccess(DataEnvelope(WaitlistJoined))
       .addError(httpError(NotFound))
@@ -101,6 +110,7 @@ export class EventRsvpApi extends HttpApiGroup.make("eventRsvp")
   )
   .add(
     HttpApiEndpoint.del("leaveWaitlist", `${EVENT}/waitlist`)
+      .annotate(OpenApi.Summary, "Leave an event's waitlist")
       .setPath(EventIdPath)
       .addSuccess(DataEnvelope(WaitlistLeft))
       .addError(httpError(NotFound))
@@ -109,6 +119,7 @@ export class EventRsvpApi extends HttpApiGroup.make("eventRsvp")
   )
   .add(
     HttpApiEndpoint.get("attendees", `${EVENT}/attendees`)
+      .annotate(OpenApi.Summary, "List an event's attendees")
       .setPath(EventIdPath)
       .addSuccess(DataEnvelope(Schema.Array(Attendee)))
       .addError(httpError(NotFound))
@@ -120,6 +131,7 @@ export class EventRsvpApi extends HttpApiGroup.make("eventRsvp")
   )
   .add(
     HttpApiEndpoint.post("checkIn", `${EVENT}/attendees/:attendeeId/check-in`)
+      .annotate(OpenApi.Summary, "Check an attendee in")
       .setPath(CheckInPath)
       .addSuccess(DataEnvelope(CheckInResult))
       .addError(httpError(NotFound))

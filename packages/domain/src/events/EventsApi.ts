@@ -36,8 +36,15 @@ const EVENTS = "/api/v2/events"
  * route answers 403 `FEATURE_DISABLED` when `events` is off.
  */
 export class EventsApi extends HttpApiGroup.make("events")
+  .annotate(OpenApi.Title, "Events")
+  .annotate(
+    OpenApi.Description,
+    "Community events: the public list and detail, and what organisers do with their events; every route " +
+      "answers 403 `FEATURE_DISABLED` when `events` is off"
+  )
   .add(
     HttpApiEndpoint.get("list", EVENTS)
+      .annotate(OpenApi.Summary, "List events")
       .setUrlParams(ListEventsParams)
       .addSuccess(CursorPage(Event))
       .middleware(OptionalAuthentication)
@@ -51,6 +58,7 @@ export class EventsApi extends HttpApiGroup.make("events")
   )
   .add(
     HttpApiEndpoint.get("get", `${EVENTS}/:id`)
+      .annotate(OpenApi.Summary, "Get an event")
       .setPath(EventIdPath)
       .addSuccess(DataEnvelope(Event))
       .addError(httpError(NotFound))
@@ -63,6 +71,7 @@ export class EventsApi extends HttpApiGroup.make("events")
   )
   .add(
     HttpApiEndpoint.post("create", EVENTS)
+      .annotate(OpenApi.Summary, "Create an event")
       .setPayload(CreateEvent)
       .addSuccess(DataEnvelope(Event), { status: 201 })
       .addError(httpError(Forbidden))
@@ -77,6 +86,7 @@ export class EventsApi extends HttpApiGroup.make("events")
   )
   .add(
     HttpApiEndpoint.put("update", `${EVENTS}/:id`)
+      .annotate(OpenApi.Summary, "Update an event")
       .setPath(EventIdPath)
       .setPayload(UpdateEvent)
       .addSuccess(DataEnvelope(Event))
@@ -92,6 +102,7 @@ export class EventsApi extends HttpApiGroup.make("events")
   )
   .add(
     HttpApiEndpoint.post("cancel", `${EVENTS}/:id/cancel`)
+      .annotate(OpenApi.Summary, "Cancel an event")
       .setPath(EventIdPath)
       .setPayload(CancelEventPayload)
       .addSuccess(DataEnvelope(Event))
@@ -107,6 +118,7 @@ export class EventsApi extends HttpApiGroup.make("events")
   )
   .add(
     HttpApiEndpoint.del("delete", `${EVENTS}/:id`)
+      .annotate(OpenApi.Summary, "Delete an event")
       .setPath(EventIdPath)
       .addSuccess(DataEnvelope(EventDeleted))
       .addError(httpError(NotFound))

@@ -9,8 +9,14 @@ const POLLS = "/api/v2/polls"
 
 /** Polls that events can carry (`poll_ids`, decisions D8); every route answers 403 `FEATURE_DISABLED` when `polls` is off. */
 export class PollsApi extends HttpApiGroup.make("polls")
+  .annotate(OpenApi.Title, "Polls")
+  .annotate(
+    OpenApi.Description,
+    "Polls that events can carry; every route answers 403 `FEATURE_DISABLED` when `polls` is off"
+  )
   .add(
     HttpApiEndpoint.post("create", POLLS)
+      .annotate(OpenApi.Summary, "Create a poll")
       .setPayload(CreatePoll)
       .addSuccess(DataEnvelope(Poll), { status: 201 })
       .addError(httpError(Forbidden))
@@ -18,6 +24,7 @@ export class PollsApi extends HttpApiGroup.make("polls")
   )
   .add(
     HttpApiEndpoint.get("get", `${POLLS}/:id`)
+      .annotate(OpenApi.Summary, "Get a poll")
       .setPath(PollIdPath)
       .addSuccess(DataEnvelope(Poll))
       .addError(httpError(NotFound))
@@ -25,6 +32,7 @@ export class PollsApi extends HttpApiGroup.make("polls")
   )
   .add(
     HttpApiEndpoint.post("vote", `${POLLS}/:id/vote`)
+      .annotate(OpenApi.Summary, "Vote in a poll")
       .setPath(PollIdPath)
       .setPayload(VotePoll)
       .addSuccess(DataEnvelope(Poll))

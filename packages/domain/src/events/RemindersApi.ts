@@ -15,8 +15,14 @@ const REMINDERS = "/api/v2/events/:id/reminders"
  * 24 h / 1 h reminders of `going` and `interested` attendees are written to the outbox once each.
  */
 export class EventRemindersApi extends HttpApiGroup.make("eventReminders")
+  .annotate(OpenApi.Title, "Events: reminders")
+  .annotate(
+    OpenApi.Description,
+    "A member's own reminders of an event, besides the automatic 24 h and 1 h reminders of attendees"
+  )
   .add(
     HttpApiEndpoint.put("set", REMINDERS)
+      .annotate(OpenApi.Summary, "Set my reminders for an event")
       .setPath(EventIdPath)
       .setPayload(SetReminders)
       .addSuccess(DataEnvelope(Schema.Array(EventReminder)))
@@ -34,6 +40,7 @@ export class EventRemindersApi extends HttpApiGroup.make("eventReminders")
   )
   .add(
     HttpApiEndpoint.get("list", REMINDERS)
+      .annotate(OpenApi.Summary, "List my reminders for an event")
       .setPath(EventIdPath)
       .addSuccess(DataEnvelope(Schema.Array(EventReminder)))
       .addError(httpError(NotFound))

@@ -14,8 +14,11 @@ const EVENTS = "/api/v2/events"
  * cards in the lists. Every route answers 403 `FEATURE_DISABLED` when `events` is off.
  */
 export class EventSeriesApi extends HttpApiGroup.make("eventSeries")
+  .annotate(OpenApi.Title, "Events: series")
+  .annotate(OpenApi.Description, "Standalone series: a name that groups events without a recurrence rule")
   .add(
     HttpApiEndpoint.post("create", `${EVENTS}/series`)
+      .annotate(OpenApi.Summary, "Create an event series")
       .setPayload(CreateEventSeries)
       .addSuccess(DataEnvelope(EventSeries), { status: 201 })
       .addError(httpError(Forbidden))
@@ -23,6 +26,7 @@ export class EventSeriesApi extends HttpApiGroup.make("eventSeries")
   )
   .add(
     HttpApiEndpoint.post("link", `${EVENTS}/:id/series`)
+      .annotate(OpenApi.Summary, "Link an event to a series")
       .setPath(EventIdPath)
       .setPayload(LinkEventSeries)
       .addSuccess(DataEnvelope(Event))

@@ -3,9 +3,14 @@ import { Array as Arr, Schema } from "effect"
 
 /** One entry of the error envelope (decisions D1). */
 export const ErrorEntry = Schema.Struct({
-  code: Schema.String,
-  message: Schema.String,
-  field: Schema.optional(Schema.String)
+  code: Schema.propertySignature(Schema.String).annotations({
+    description: "What went wrong, as a stable code: UPPER_SNAKE, except the lowercase tenant codes"
+  }),
+  message: Schema.propertySignature(Schema.String).annotations({ description: "Text for people; it may change" }),
+  field: Schema.optional(Schema.String).annotations({
+    description: "Dotted path of the field concerned (`reminders.0.offset_minutes`); absent when the error is not " +
+      "about one field"
+  })
 })
 export type ErrorEntry = typeof ErrorEntry.Type
 

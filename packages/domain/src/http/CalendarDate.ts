@@ -9,5 +9,5 @@ export const isCalendarDate = (value: string) => {
 
 /** A calendar day written `YYYY-MM-DD` (no time, no zone). */
 export const CalendarDate = Schema.String.pipe(
-  Schema.filter(isCalendarDate, { message: () => "must be a date written YYYY-MM-DD" })
+  Schema.filter(isCalendarDate, { message: () => "must be a date written YYYY-MM-DD", jsonSchema: { format: "date" } })
 )

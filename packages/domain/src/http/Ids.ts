@@ -13,4 +13,7 @@ export const PathId = <A>(id: Schema.Schema<A, number>) =>
   })
 
 /** Record ids are positive integers, unique per table across tenants (decisions D2). */
-export const RecordId = Schema.Int.pipe(Schema.positive())
+export const RecordId = Schema.Int.pipe(Schema.positive()).annotations({
+  // Documented inline as what it is, rather than as a reference to `Int` with an exclusive minimum of 0.
+  jsonSchema: { type: "integer", minimum: 1 }
+})

@@ -26,8 +26,8 @@ export class AdminUserView extends Schema.Class<AdminUserView>("AdminUserView")(
 
 export const ListUsersParams = Schema.Struct({
   ...OffsetPageParams.fields,
-  status: Schema.optional(UserStatus),
-  role: Schema.optional(Role),
+  status: Schema.optional(UserStatus).annotations({ description: "Only users with this status" }),
+  role: Schema.optional(Role).annotations({ description: "Only users with this role" }),
   search: Schema.optional(Schema.Trim.pipe(Schema.maxLength(200))).annotations({
     description: "Part of the first name, last name, full name or e-mail (case-insensitive)"
   })
@@ -137,21 +137,29 @@ const onUser = <const Name extends string, const Method extends "GET" | "POST" |
   suffix: "" | `/${string}`
 ) => HttpApiEndpoint.make(method)(name, `${USERS}/:id${suffix}`).setPath(UserIdPath).addError(httpError(NotFound))
 
-const statusAction = <const Name extends string>(name: Name, description: string) =>
+const statusAction = <const Name extends string>(name: Name, summary: string, description: string) =>
   onUser("POST", name, `/${name}`)
+    .annotate(OpenApi.Summary, summary)
     .addSuccess(DataEnvelope(UserStatusChange))
     .annotate(OpenApi.Description, `${description}; acting on oneself is 403`)
 
 /** Community admins manage the members of their community (tenant admin or platform super-admin). */
 export class AdminUsersApi extends HttpApiGroup.make("adminUsers")
+  .annotate(OpenApi.Title, "Admin: users")
+  .annotate(
+    OpenApi.Description,
+    "Community admins manage the members of their community (tenant admins and platform super-admins)"
+  )
   .add(
     HttpApiEndpoint.get("list", USERS)
+      .annotate(OpenApi.Summary, "List users")
       .setUrlParams(ListUsersParams)
       .addSuccess(OffsetPage(AdminUserView))
       .annotate(OpenApi.Description, "Users of this community, newest first; filters status, role, search")
   )
   .add(
     HttpApiEndpoint.post("create", USERS)
+      .annotate(OpenApi.Summary, "Create a user")
       .setPayload(CreateUser)
       .addSuccess(DataEnvelope(CreatedUser), { status: 201 })
       .addError(httpError(AlreadyExists))
@@ -159,67 +167,92 @@ export class AdminUsersApi extends HttpApiGroup.make("adminUsers")
   )
   .add(
     HttpApiEndpoint.post("import", `${USERS}/import`)
+      .annotate(OpenApi.Summary, "Import users from CSV")
       .setPayload(ImportUpload)
       .addSuccess(DataEnvelope(ImportResult))
       .annotate(OpenApi.Description, "Creates the valid rows of a CSV upload (field `file`) and reports the others")
   )
   .add(
     HttpApiEndpoint.get("importTemplate", `${USERS}/import/template`)
+      .annotate(OpenApi.Summary, "Get the CSV import template")
       .addSuccess(HttpApiSchema.Text({ contentType: "text/csv" }))
       .annotate(OpenApi.Description, "The CSV header row an import expects")
   )
-  .add(onUser("GET", "get", "").addSuccess(DataEnvelope(AdminUserView)))
+  .add(
+    onUser("GET", "get", "")
+      .annotate(OpenApi.Summary, "Get a user")
+      .annotate(OpenApi.Description, "A user with profile, activity and sign-in factors")
+      .addSuccess(DataEnvelope(AdminUserView))
+  )
   .add(
     onUser("PUT", "update", "")
+      .annotate(OpenApi.Summary, "Update a user")
+      .annotate(
+        OpenApi.Description,
+        "Changes the fields sent (`null` clears an optional one); an e-mail used by another account of this " +
+          "community is 409 `ALREADY_EXISTS`"
+      )
       .setPayload(UpdateUser)
       .addSuccess(DataEnvelope(AdminUserView))
       .addError(httpError(AlreadyExists))
   )
   .add(
     onUser("DELETE", "delete", "")
+      .annotate(OpenApi.Summary, "Delete a user")
       .addSuccess(DataEnvelope(UserDeleted))
       .annotate(
         OpenApi.Description,
         "Erases the user's personal data and deactivates the account; the record stays for the ledger"
       )
   )
-  .add(statusAction("approve", "Activates and approves the account"))
-  .add(statusAction("suspend", "Suspends the account and ends its sessions"))
-  .add(statusAction("ban", "Bans the account and ends its sessions"))
-  .add(statusAction("reactivate", "Makes a suspended or banned account active again"))
+  .add(statusAction("approve", "Approve a user", "Activates and approves the account"))
+  .add(statusAction("suspend", "Suspend a user", "Suspends the account and ends its sessions"))
+  .add(statusAction("ban", "Ban a user", "Bans the account and ends its sessions"))
+  .add(statusAction("reactivate", "Reactivate a user", "Makes a suspended or banned account active again"))
   .add(
     onUser("POST", "setPassword", "/password")
+      .annotate(OpenApi.Summary, "Set a user's password")
       .setPayload(SetUserPassword)
       .addSuccess(DataEnvelope(PasswordChanged))
       .annotate(OpenApi.Description, "Sets a new password and ends the user's sessions")
   )
   .add(
     onUser("POST", "sendPasswordReset", "/send-password-reset")
+      .annotate(OpenApi.Summary, "Send a password reset e-mail")
       .addSuccess(DataEnvelope(MailQueued))
       .annotate(OpenApi.Description, "Queues a password reset e-mail with a one-time link valid 24 hours")
   )
   .add(
     onUser("POST", "sendWelcomeEmail", "/send-welcome-email")
+      .annotate(OpenApi.Summary, "Send a welcome e-mail")
       .addSuccess(DataEnvelope(MailQueued))
       .annotate(OpenApi.Description, "Queues a welcome e-mail (with a set-password link when there is no password)")
   )
   .add(
     onUser("PUT", "setSuperAdmin", "/super-admin")
+      .annotate(OpenApi.Summary, "Grant or revoke super-admin")
       .setPayload(SetSuperAdmin)
       .addSuccess(DataEnvelope(SuperAdminChanged))
       .annotate(OpenApi.Description, "Platform super-admins only")
   )
   .add(
     onUser("POST", "impersonate", "/impersonate")
+      .annotate(OpenApi.Summary, "Impersonate a user")
       .addSuccess(DataEnvelope(ImpersonationToken))
       .annotate(
         OpenApi.Description,
         "A 300-second token acting as the user; tenant admins may impersonate members only"
       )
   )
-  .add(onUser("GET", "consents", "/consents").addSuccess(DataEnvelope(Schema.Array(UserConsent))))
+  .add(
+    onUser("GET", "consents", "/consents")
+      .annotate(OpenApi.Summary, "List a user's consents")
+      .annotate(OpenApi.Description, "The consents the user has given or withdrawn, newest first")
+      .addSuccess(DataEnvelope(Schema.Array(UserConsent)))
+  )
   .add(
     onUser("POST", "resetTwoFactor", "/reset-2fa")
+      .annotate(OpenApi.Summary, "Reset a user's second factor")
       .addSuccess(DataEnvelope(TwoFactorReset))
       .annotate(OpenApi.Description, "Removes the user's second factor, if any")
   )

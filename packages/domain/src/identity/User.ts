@@ -15,9 +15,14 @@ export type UserStatus = typeof UserStatus.Type
 export const Language = Schema.Literal("en", "de", "fr", "es")
 export type Language = typeof Language.Type
 
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+
 export const Email = Schema.Trim.pipe(
   Schema.maxLength(254),
-  Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: () => "must be an e-mail address" })
+  Schema.pattern(EMAIL, {
+    message: () => "must be an e-mail address",
+    jsonSchema: { pattern: EMAIL.source, format: "email" }
+  })
 )
 
 export const Password = Schema.String.pipe(

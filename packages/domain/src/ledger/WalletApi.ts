@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Forbidden, httpError, NotFound } from "../http/ApiError.js"
 import { CursorParam, PerPageParam } from "../http/Cursor.js"
@@ -32,9 +32,18 @@ export type GrantRequest = typeof GrantRequest.Type
 
 /** The caller's wallet: balance, history, transfers. */
 export class WalletApi extends HttpApiGroup.make("wallet")
-  .add(HttpApiEndpoint.get("get", "/api/v2/wallet").addSuccess(DataEnvelope(Wallet)))
+  .annotate(OpenApi.Title, "Wallet")
+  .annotate(OpenApi.Description, "The caller's wallet: balance, history, transfers")
+  .add(
+    HttpApiEndpoint.get("get", "/api/v2/wallet")
+      .annotate(OpenApi.Summary, "Get my wallet")
+      .annotate(OpenApi.Description, "The caller's balance in hours")
+      .addSuccess(DataEnvelope(Wallet))
+  )
   .add(
     HttpApiEndpoint.get("transactions", "/api/v2/wallet/transactions")
+      .annotate(OpenApi.Summary, "List my transactions")
+      .annotate(OpenApi.Description, "The caller's transactions, newest first, with the direction from their side")
       .setUrlParams(Schema.Struct({
         cursor: Schema.optional(CursorParam(TransactionId)),
         per_page: Schema.optional(PerPageParam(100))
@@ -43,12 +52,21 @@ export class WalletApi extends HttpApiGroup.make("wallet")
   )
   .add(
     HttpApiEndpoint.get("transaction", "/api/v2/wallet/transactions/:id")
+      .annotate(OpenApi.Summary, "Get one of my transactions")
+      .annotate(OpenApi.Description, "A transaction the caller sent or received; any other is 404")
       .setPath(Schema.Struct({ id: PathId(TransactionId) }))
       .addSuccess(DataEnvelope(WalletTransaction))
       .addError(httpError(NotFound))
   )
   .add(
     HttpApiEndpoint.post("transfer", "/api/v2/wallet/transfers")
+      .annotate(OpenApi.Summary, "Transfer credits")
+      .annotate(
+        OpenApi.Description,
+        "Pays hours to another member of this community (`Idempotency-Key` honoured: a replay answers the " +
+          "first outcome). The balance must cover the amount unless the community allows negative balances (422 " +
+          "`INSUFFICIENT_BALANCE`)"
+      )
       .setHeaders(IdempotencyHeaders)
       .setPayload(TransferRequest)
       .addSuccess(DataEnvelope(WalletTransaction), { status: 201 })
@@ -62,8 +80,15 @@ export class WalletApi extends HttpApiGroup.make("wallet")
 
 /** Treasury grants by tenant admins. */
 export class AdminWalletApi extends HttpApiGroup.make("adminWallet")
+  .annotate(OpenApi.Title, "Admin: wallet")
+  .annotate(OpenApi.Description, "Treasury grants by tenant admins")
   .add(
     HttpApiEndpoint.post("grant", "/api/v2/admin/wallet/grants")
+      .annotate(OpenApi.Summary, "Grant credits")
+      .annotate(
+        OpenApi.Description,
+        "A tenant admin pays hours from the community's treasury to a member (`Idempotency-Key` honoured)"
+      )
       .setHeaders(IdempotencyHeaders)
       .setPayload(GrantRequest)
       .addSuccess(DataEnvelope(WalletTransaction), { status: 201 })

@@ -8,8 +8,11 @@ import { AttributeDeleted, AttributeIdPath, CreateAttribute, ListingAttribute, U
 
 /** The listing attributes of the community, for anyone who builds a listing form. */
 export class AttributesApi extends HttpApiGroup.make("attributes")
+  .annotate(OpenApi.Title, "Listing attributes")
+  .annotate(OpenApi.Description, "The extra fields a listing form offers (text, number, yes/no, choice); for anyone")
   .add(
     HttpApiEndpoint.get("list", "/api/v2/attributes")
+      .annotate(OpenApi.Summary, "List listing attributes")
       .addSuccess(DataEnvelope(Schema.Array(ListingAttribute)))
       .annotate(OpenApi.Description, "Listing attributes by name; listings carry values keyed by attribute id")
   )
@@ -20,9 +23,17 @@ const ATTRIBUTES = "/api/v2/admin/attributes"
 
 /** Community admins define listing attributes. */
 export class AdminAttributesApi extends HttpApiGroup.make("adminAttributes")
-  .add(HttpApiEndpoint.get("list", ATTRIBUTES).addSuccess(DataEnvelope(Schema.Array(ListingAttribute))))
+  .annotate(OpenApi.Title, "Admin: listing attributes")
+  .annotate(OpenApi.Description, "Community admins define listing attributes")
+  .add(
+    HttpApiEndpoint.get("list", ATTRIBUTES)
+      .annotate(OpenApi.Summary, "List listing attributes (admin)")
+      .annotate(OpenApi.Description, "Every listing attribute of the community by name")
+      .addSuccess(DataEnvelope(Schema.Array(ListingAttribute)))
+  )
   .add(
     HttpApiEndpoint.post("create", ATTRIBUTES)
+      .annotate(OpenApi.Summary, "Create a listing attribute")
       .setPayload(CreateAttribute)
       .addSuccess(DataEnvelope(ListingAttribute), { status: 201 })
       .addError(httpError(AlreadyExists))
@@ -30,6 +41,7 @@ export class AdminAttributesApi extends HttpApiGroup.make("adminAttributes")
   )
   .add(
     HttpApiEndpoint.put("update", `${ATTRIBUTES}/:id`)
+      .annotate(OpenApi.Summary, "Update a listing attribute")
       .setPath(AttributeIdPath)
       .setPayload(UpdateAttribute)
       .addSuccess(DataEnvelope(ListingAttribute))
@@ -42,6 +54,7 @@ export class AdminAttributesApi extends HttpApiGroup.make("adminAttributes")
   )
   .add(
     HttpApiEndpoint.del("delete", `${ATTRIBUTES}/:id`)
+      .annotate(OpenApi.Summary, "Delete a listing attribute")
       .setPath(AttributeIdPath)
       .addSuccess(DataEnvelope(AttributeDeleted))
       .addError(httpError(NotFound))

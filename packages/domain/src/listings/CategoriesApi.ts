@@ -15,8 +15,11 @@ import {
 
 /** The community's categories, for anyone (decisions D6). */
 export class CategoriesApi extends HttpApiGroup.make("categories")
+  .annotate(OpenApi.Title, "Categories")
+  .annotate(OpenApi.Description, "The community's categories of listings, events and more; for anyone")
   .add(
     HttpApiEndpoint.get("list", "/api/v2/categories")
+      .annotate(OpenApi.Summary, "List categories")
       .setUrlParams(CategoryListParams)
       .addSuccess(DataEnvelope(Schema.Array(Category)))
       .annotate(OpenApi.Description, "Categories by name; `type` narrows to one kind")
@@ -28,13 +31,18 @@ const CATEGORIES = "/api/v2/admin/categories"
 
 /** Community admins manage categories (decisions D6). */
 export class AdminCategoriesApi extends HttpApiGroup.make("adminCategories")
+  .annotate(OpenApi.Title, "Admin: categories")
+  .annotate(OpenApi.Description, "Community admins manage categories")
   .add(
     HttpApiEndpoint.get("list", CATEGORIES)
+      .annotate(OpenApi.Summary, "List categories (admin)")
+      .annotate(OpenApi.Description, "Every category of the community by name; `type` narrows to one kind")
       .setUrlParams(CategoryListParams)
       .addSuccess(DataEnvelope(Schema.Array(Category)))
   )
   .add(
     HttpApiEndpoint.post("create", CATEGORIES)
+      .annotate(OpenApi.Summary, "Create a category")
       .setPayload(CreateCategory)
       .addSuccess(DataEnvelope(Category), { status: 201 })
       .addError(httpError(AlreadyExists))
@@ -42,6 +50,7 @@ export class AdminCategoriesApi extends HttpApiGroup.make("adminCategories")
   )
   .add(
     HttpApiEndpoint.put("update", `${CATEGORIES}/:id`)
+      .annotate(OpenApi.Summary, "Update a category")
       .setPath(CategoryIdPath)
       .setPayload(UpdateCategory)
       .addSuccess(DataEnvelope(Category))
@@ -54,6 +63,7 @@ export class AdminCategoriesApi extends HttpApiGroup.make("adminCategories")
   )
   .add(
     HttpApiEndpoint.del("delete", `${CATEGORIES}/:id`)
+      .annotate(OpenApi.Summary, "Delete a category")
       .setPath(CategoryIdPath)
       .addSuccess(DataEnvelope(CategoryDeleted))
       .addError(httpError(NotFound))

@@ -17,14 +17,21 @@ const LISTINGS = "/api/v2/listings"
 
 /** Offers and requests (decisions D6); every route answers 403 `FEATURE_DISABLED` when `listings` is off. */
 export class ListingsApi extends HttpApiGroup.make("listings")
+  .annotate(OpenApi.Title, "Listings")
+  .annotate(
+    OpenApi.Description,
+    "Offers and requests of members; every route answers 403 `FEATURE_DISABLED` when `listings` is off"
+  )
   .add(
     HttpApiEndpoint.get("list", LISTINGS)
+      .annotate(OpenApi.Summary, "List listings")
       .setUrlParams(ListListingsParams)
       .addSuccess(CursorPage(Listing))
       .annotate(OpenApi.Description, "Active listings of this community, newest first; no token needed")
   )
   .add(
     HttpApiEndpoint.get("get", `${LISTINGS}/:id`)
+      .annotate(OpenApi.Summary, "Get a listing")
       .setPath(ListingIdPath)
       .addSuccess(DataEnvelope(Listing))
       .addError(httpError(NotFound))
@@ -33,6 +40,7 @@ export class ListingsApi extends HttpApiGroup.make("listings")
   )
   .add(
     HttpApiEndpoint.post("create", LISTINGS)
+      .annotate(OpenApi.Summary, "Create a listing")
       .setPayload(CreateListing)
       .addSuccess(DataEnvelope(Listing), { status: 201 })
       .addError(httpError(Forbidden))
@@ -44,6 +52,7 @@ export class ListingsApi extends HttpApiGroup.make("listings")
   )
   .add(
     HttpApiEndpoint.put("update", `${LISTINGS}/:id`)
+      .annotate(OpenApi.Summary, "Update a listing")
       .setPath(ListingIdPath)
       .setPayload(UpdateListing)
       .addSuccess(DataEnvelope(Listing))
@@ -54,6 +63,7 @@ export class ListingsApi extends HttpApiGroup.make("listings")
   )
   .add(
     HttpApiEndpoint.del("delete", `${LISTINGS}/:id`)
+      .annotate(OpenApi.Summary, "Delete a listing")
       .setPath(ListingIdPath)
       .addSuccess(DataEnvelope(ListingDeleted))
       .addError(httpError(NotFound))

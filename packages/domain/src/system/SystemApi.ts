@@ -15,13 +15,17 @@ export type Readiness = typeof Readiness.Type
 export class NotReady extends ApiError<NotReady>()("NotReady", "SERVICE_UNAVAILABLE", 503) {}
 
 export class SystemApi extends HttpApiGroup.make("system")
+  .annotate(OpenApi.Title, "System")
+  .annotate(OpenApi.Description, "Health probes for load balancers and orchestrators; no tenant or token needed")
   .add(
     HttpApiEndpoint.get("health", "/api/v2/health")
+      .annotate(OpenApi.Summary, "Liveness probe")
       .addSuccess(HealthStatus)
       .annotate(OpenApi.Description, "Liveness. A tenant header is accepted but not required.")
   )
   .add(
     HttpApiEndpoint.get("ready", "/api/v2/health/ready")
+      .annotate(OpenApi.Summary, "Readiness probe")
       .addSuccess(Readiness)
       .addError(httpError(NotReady))
       .annotate(OpenApi.Description, "Readiness: the database (and Redis, when configured) answer.")

@@ -26,8 +26,14 @@ export type AdminSettingsInput = typeof AdminSettingsInput.Type
 
 /** A community's own configuration: tenant admins (role `admin`) and platform super-admins. */
 export class AdminConfigApi extends HttpApiGroup.make("adminConfig")
+  .annotate(OpenApi.Title, "Admin: configuration")
+  .annotate(
+    OpenApi.Description,
+    "A community's own feature switches and settings: tenant admins and platform super-admins"
+  )
   .add(
     HttpApiEndpoint.put("setFeature", "/api/v2/admin/config/features")
+      .annotate(OpenApi.Summary, "Switch a feature")
       .setPayload(FeatureSwitch)
       .addSuccess(DataEnvelope(FeatureSwitch))
       .addError(httpError(Forbidden))
@@ -35,12 +41,14 @@ export class AdminConfigApi extends HttpApiGroup.make("adminConfig")
   )
   .add(
     HttpApiEndpoint.get("settings", "/api/v2/admin/settings")
+      .annotate(OpenApi.Summary, "Get the settings")
       .addSuccess(DataEnvelope(AdminSettings))
       .addError(httpError(Forbidden))
       .annotate(OpenApi.Description, "Every setting with its effective value (defaults applied)")
   )
   .add(
     HttpApiEndpoint.put("updateSettings", "/api/v2/admin/settings")
+      .annotate(OpenApi.Summary, "Update the settings")
       .setPayload(AdminSettingsInput)
       .addSuccess(DataEnvelope(AdminSettings))
       .addError(httpError(Forbidden))

@@ -47,8 +47,10 @@ export const TenantListParams = OffsetPageParams
 
 /** Creating, listing and changing communities: platform super-admins only (decisions D3). */
 export class SuperTenantsApi extends HttpApiGroup.make("superTenants")
+  .annotate(OpenApi.Title, "Super-admin: communities")
   .add(
     HttpApiEndpoint.post("create", "/api/v2/admin/super/tenants")
+      .annotate(OpenApi.Summary, "Create a community")
       .setPayload(CreateTenantWithAdmin)
       .addSuccess(DataEnvelope(CreatedTenant), { status: 201 })
       .addError(httpError(Forbidden))
@@ -57,12 +59,16 @@ export class SuperTenantsApi extends HttpApiGroup.make("superTenants")
   )
   .add(
     HttpApiEndpoint.get("list", "/api/v2/admin/super/tenants")
+      .annotate(OpenApi.Summary, "List communities")
+      .annotate(OpenApi.Description, "Every community by id, with its features and settings (defaults applied)")
       .setUrlParams(TenantListParams)
       .addSuccess(OffsetPage(TenantDetails))
       .addError(httpError(Forbidden))
   )
   .add(
     HttpApiEndpoint.get("get", "/api/v2/admin/super/tenants/:id")
+      .annotate(OpenApi.Summary, "Get a community")
+      .annotate(OpenApi.Description, "A community with every field, its features and settings (defaults applied)")
       .setPath(TenantIdPath)
       .addSuccess(DataEnvelope(TenantDetails))
       .addError(httpError(Forbidden))
@@ -70,6 +76,7 @@ export class SuperTenantsApi extends HttpApiGroup.make("superTenants")
   )
   .add(
     HttpApiEndpoint.put("update", "/api/v2/admin/super/tenants/:id")
+      .annotate(OpenApi.Summary, "Update a community")
       .setPath(TenantIdPath)
       .setPayload(UpdateTenant)
       .addSuccess(DataEnvelope(TenantDetails))

@@ -127,7 +127,12 @@ const isTimeZone = (tz: string): boolean => {
     return false
   }
 }
-export const TimeZone = Schema.String.pipe(Schema.filter(isTimeZone, { message: () => "must be an IANA time zone" }))
+export const TimeZone = Schema.String.pipe(
+  Schema.filter(isTimeZone, {
+    message: () => "must be an IANA time zone",
+    description: "An IANA time zone, such as Europe/Berlin"
+  })
+)
 
 export const DomainName = Schema.String.pipe(
   Schema.pattern(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i, {

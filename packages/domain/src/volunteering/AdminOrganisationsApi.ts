@@ -26,14 +26,22 @@ const ORGANISATIONS = "/api/v2/admin/volunteering/organizations"
  * `volunteering` feature. The admin path keeps the spec's US spelling.
  */
 export class AdminOrganisationsApi extends HttpApiGroup.make("adminOrganisations")
+  .annotate(OpenApi.Title, "Admin: organisations")
+  .annotate(
+    OpenApi.Description,
+    "Volunteering organisations for community admins (tenant admins and platform super-admins); gated on " +
+      "`volunteering`"
+  )
   .add(
     HttpApiEndpoint.get("list", ORGANISATIONS)
+      .annotate(OpenApi.Summary, "List organisations (admin)")
       .setUrlParams(AdminOrganisationsParams)
       .addSuccess(OffsetPage(AdminOrganisation))
       .annotate(OpenApi.Description, "Organisations of every status with stats and balances, newest first")
   )
   .add(
     HttpApiEndpoint.post("create", ORGANISATIONS)
+      .annotate(OpenApi.Summary, "Create an organisation")
       .setPayload(AdminCreateOrganisation)
       .addSuccess(DataEnvelope(AdminOrganisation), { status: 201 })
       .addError(httpError(AlreadyExists))
@@ -41,6 +49,12 @@ export class AdminOrganisationsApi extends HttpApiGroup.make("adminOrganisations
   )
   .add(
     HttpApiEndpoint.put("update", `${ORGANISATIONS}/:id`)
+      .annotate(OpenApi.Summary, "Update an organisation (admin)")
+      .annotate(
+        OpenApi.Description,
+        "Profile fields of an organisation in any status; a name taken in this community (case-insensitive) " +
+          "is 409 `ALREADY_EXISTS`"
+      )
       .setPath(OrganisationIdPath)
       .setPayload(UpdateOrganisation)
       .addSuccess(DataEnvelope(AdminOrganisation))
@@ -49,6 +63,7 @@ export class AdminOrganisationsApi extends HttpApiGroup.make("adminOrganisations
   )
   .add(
     HttpApiEndpoint.put("setStatus", `${ORGANISATIONS}/:id/status`)
+      .annotate(OpenApi.Summary, "Set an organisation's status")
       .setPath(OrganisationIdPath)
       .setPayload(OrganisationStatusUpdate)
       .addSuccess(DataEnvelope(AdminOrganisation))
@@ -57,6 +72,7 @@ export class AdminOrganisationsApi extends HttpApiGroup.make("adminOrganisations
   )
   .add(
     HttpApiEndpoint.get("members", `${ORGANISATIONS}/:id/members`)
+      .annotate(OpenApi.Summary, "List an organisation's members")
       .setPath(OrganisationIdPath)
       .setUrlParams(OffsetPageParams)
       .addSuccess(OffsetPage(AdminOrganisationMember))
@@ -65,6 +81,7 @@ export class AdminOrganisationsApi extends HttpApiGroup.make("adminOrganisations
   )
   .add(
     HttpApiEndpoint.put("adjustWallet", `${ORGANISATIONS}/:id/wallet/adjust`)
+      .annotate(OpenApi.Summary, "Adjust an organisation's wallet")
       .setPath(OrganisationIdPath)
       .setHeaders(IdempotencyHeaders)
       .setPayload(OrganisationWalletAdjustment)
@@ -79,6 +96,7 @@ export class AdminOrganisationsApi extends HttpApiGroup.make("adminOrganisations
   )
   .add(
     HttpApiEndpoint.get("walletTransactions", `${ORGANISATIONS}/:id/wallet/transactions`)
+      .annotate(OpenApi.Summary, "List an organisation wallet's transactions (admin)")
       .setPath(OrganisationIdPath)
       .setUrlParams(VolunteeringPageParams)
       .addSuccess(CursorPage(WalletTransaction))

@@ -31,8 +31,15 @@ const OPPORTUNITIES = `${VOLUNTEERING}/opportunities`
  * `FEATURE_DISABLED` when `volunteering` is off.
  */
 export class OpportunitiesApi extends HttpApiGroup.make("opportunities")
+  .annotate(OpenApi.Title, "Volunteering: opportunities")
+  .annotate(
+    OpenApi.Description,
+    "Opportunities of organisations and applications to them; every route answers 403 `FEATURE_DISABLED` when " +
+      "`volunteering` is off"
+  )
   .add(
     HttpApiEndpoint.post("create", `${VOLUNTEERING}/organisations/:id/opportunities`)
+      .annotate(OpenApi.Summary, "Create an opportunity")
       .setPath(OrganisationIdPath)
       .setPayload(CreateOpportunity)
       .addSuccess(DataEnvelope(Opportunity), { status: 201 })
@@ -47,12 +54,14 @@ export class OpportunitiesApi extends HttpApiGroup.make("opportunities")
   )
   .add(
     HttpApiEndpoint.get("list", OPPORTUNITIES)
+      .annotate(OpenApi.Summary, "List opportunities")
       .setUrlParams(OpportunityListParams)
       .addSuccess(CursorPage(Opportunity))
       .annotate(OpenApi.Description, "Open opportunities of active organisations, newest first; no token needed")
   )
   .add(
     HttpApiEndpoint.get("get", `${OPPORTUNITIES}/:id`)
+      .annotate(OpenApi.Summary, "Get an opportunity")
       .setPath(OpportunityIdPath)
       .addSuccess(DataEnvelope(Opportunity))
       .addError(httpError(NotFound))
@@ -63,6 +72,7 @@ export class OpportunitiesApi extends HttpApiGroup.make("opportunities")
   )
   .add(
     HttpApiEndpoint.put("update", `${OPPORTUNITIES}/:id`)
+      .annotate(OpenApi.Summary, "Update an opportunity")
       .setPath(OpportunityIdPath)
       .setPayload(UpdateOpportunity)
       .addSuccess(DataEnvelope(Opportunity))
@@ -76,6 +86,7 @@ export class OpportunitiesApi extends HttpApiGroup.make("opportunities")
   )
   .add(
     HttpApiEndpoint.post("apply", `${OPPORTUNITIES}/:id/apply`)
+      .annotate(OpenApi.Summary, "Apply to an opportunity")
       .setPath(OpportunityIdPath)
       .setPayload(ApplyToOpportunity)
       .addSuccess(DataEnvelope(VolunteerApplication), { status: 201 })
@@ -96,8 +107,11 @@ export class OpportunitiesApi extends HttpApiGroup.make("opportunities")
 
 /** Decisions on applications and the caller's own applications (decisions D7). */
 export class ApplicationsApi extends HttpApiGroup.make("applications")
+  .annotate(OpenApi.Title, "Volunteering: applications")
+  .annotate(OpenApi.Description, "Decisions on applications, and the caller's own applications")
   .add(
     HttpApiEndpoint.put("review", `${VOLUNTEERING}/applications/:id`)
+      .annotate(OpenApi.Summary, "Decide on an application")
       .setPath(ApplicationIdPath)
       .setPayload(ReviewRequest)
       .addSuccess(DataEnvelope(VolunteerApplication))
@@ -112,6 +126,7 @@ export class ApplicationsApi extends HttpApiGroup.make("applications")
   )
   .add(
     HttpApiEndpoint.get("mine", `${VOLUNTEERING}/my-applications`)
+      .annotate(OpenApi.Summary, "List my applications")
       .setUrlParams(VolunteeringPageParams)
       .addSuccess(CursorPage(VolunteerApplication))
       .middleware(Authentication)
@@ -123,8 +138,11 @@ export class ApplicationsApi extends HttpApiGroup.make("applications")
 
 /** Hours volunteers log and their review, with auto-pay from the organisation's wallet (decisions D7). */
 export class HoursApi extends HttpApiGroup.make("hours")
+  .annotate(OpenApi.Title, "Volunteering: hours")
+  .annotate(OpenApi.Description, "Hours volunteers log and their review, with auto-pay from the organisation's wallet")
   .add(
     HttpApiEndpoint.post("log", `${VOLUNTEERING}/hours`)
+      .annotate(OpenApi.Summary, "Log volunteer hours")
       .setPayload(LogHours)
       .addSuccess(DataEnvelope(HourLog), { status: 201 })
       .addError(httpError(NotFound))
@@ -137,6 +155,7 @@ export class HoursApi extends HttpApiGroup.make("hours")
   )
   .add(
     HttpApiEndpoint.put("review", `${VOLUNTEERING}/hours/:id`)
+      .annotate(OpenApi.Summary, "Review logged hours")
       .setPath(HourLogIdPath)
       .setPayload(ReviewRequest)
       .addSuccess(DataEnvelope(HourLog))
@@ -154,6 +173,7 @@ export class HoursApi extends HttpApiGroup.make("hours")
   )
   .add(
     HttpApiEndpoint.get("mine", `${VOLUNTEERING}/my-hours`)
+      .annotate(OpenApi.Summary, "List my logged hours")
       .setUrlParams(VolunteeringPageParams)
       .addSuccess(CursorPage(HourLog))
       .middleware(Authentication)

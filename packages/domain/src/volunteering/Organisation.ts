@@ -36,7 +36,7 @@ export const HttpUrl = Schema.Trim.pipe(
     } catch {
       return false
     }
-  }, { message: () => "must be an http(s) URL" })
+  }, { message: () => "must be an http(s) URL", jsonSchema: { format: "uri" } })
 )
 export const OrganisationLocation = Schema.Trim.pipe(Schema.maxLength(255))
 

@@ -89,8 +89,10 @@ const ORGANISATION = "/api/v2/volunteering/organisations/:id"
  * only member routes that show the balance and the auto-pay flag.
  */
 export class OrganisationDashboardApi extends HttpApiGroup.make("organisationDashboard")
+  .annotate(OpenApi.Title, "Volunteering: organisation dashboard")
   .add(
     HttpApiEndpoint.get("stats", `${ORGANISATION}/stats`)
+      .annotate(OpenApi.Summary, "Get the organisation's statistics")
       .setPath(OrganisationIdPath)
       .addSuccess(DataEnvelope(OrganisationStatsView))
       .annotate(
@@ -100,6 +102,7 @@ export class OrganisationDashboardApi extends HttpApiGroup.make("organisationDas
   )
   .add(
     HttpApiEndpoint.get("volunteers", `${ORGANISATION}/volunteers`)
+      .annotate(OpenApi.Summary, "List the organisation's volunteers")
       .setPath(OrganisationIdPath)
       .setUrlParams(VolunteeringPageParams)
       .addSuccess(CursorPage(DashboardVolunteer))
@@ -107,6 +110,7 @@ export class OrganisationDashboardApi extends HttpApiGroup.make("organisationDas
   )
   .add(
     HttpApiEndpoint.get("applications", `${ORGANISATION}/applications`)
+      .annotate(OpenApi.Summary, "List applications to the organisation")
       .setPath(OrganisationIdPath)
       .setUrlParams(DashboardApplicationsParams)
       .addSuccess(CursorPage(VolunteerApplication))
@@ -114,6 +118,7 @@ export class OrganisationDashboardApi extends HttpApiGroup.make("organisationDas
   )
   .add(
     HttpApiEndpoint.get("pendingHours", `${ORGANISATION}/hours/pending`)
+      .annotate(OpenApi.Summary, "List hours awaiting review")
       .setPath(OrganisationIdPath)
       .setUrlParams(VolunteeringPageParams)
       .addSuccess(CursorPage(HourLog))
@@ -121,12 +126,14 @@ export class OrganisationDashboardApi extends HttpApiGroup.make("organisationDas
   )
   .add(
     HttpApiEndpoint.get("wallet", `${ORGANISATION}/wallet`)
+      .annotate(OpenApi.Summary, "Get the organisation's wallet")
       .setPath(OrganisationIdPath)
       .addSuccess(DataEnvelope(OrganisationWallet))
       .annotate(OpenApi.Description, "Balance, auto-pay, hours awaiting review and the newest transactions")
   )
   .add(
     HttpApiEndpoint.get("walletTransactions", `${ORGANISATION}/wallet/transactions`)
+      .annotate(OpenApi.Summary, "List the organisation wallet's transactions")
       .setPath(OrganisationIdPath)
       .setUrlParams(WalletTransactionsParams)
       .addSuccess(CursorPage(WalletTransaction))
@@ -134,6 +141,7 @@ export class OrganisationDashboardApi extends HttpApiGroup.make("organisationDas
   )
   .add(
     HttpApiEndpoint.post("deposit", `${ORGANISATION}/wallet/deposit`)
+      .annotate(OpenApi.Summary, "Deposit credits into the organisation's wallet")
       .setPath(OrganisationIdPath)
       .setHeaders(IdempotencyHeaders)
       .setPayload(DepositRequest)
@@ -148,6 +156,7 @@ export class OrganisationDashboardApi extends HttpApiGroup.make("organisationDas
   )
   .add(
     HttpApiEndpoint.put("autoPay", `${ORGANISATION}/wallet/auto-pay`)
+      .annotate(OpenApi.Summary, "Switch auto-pay")
       .setPath(OrganisationIdPath)
       .setPayload(AutoPayRequest)
       .addSuccess(DataEnvelope(AutoPayResult))

@@ -49,8 +49,15 @@ const ORGANISATIONS = "/api/v2/volunteering/organisations"
  * reviews"); every route answers 403 `FEATURE_DISABLED` when `volunteering` is off.
  */
 export class OrganisationsApi extends HttpApiGroup.make("organisations")
+  .annotate(OpenApi.Title, "Volunteering: organisations")
+  .annotate(
+    OpenApi.Description,
+    "The public organisation directory, registration, and the profile edits of their owners; every route " +
+      "answers 403 `FEATURE_DISABLED` when `volunteering` is off"
+  )
   .add(
     HttpApiEndpoint.get("directory", ORGANISATIONS)
+      .annotate(OpenApi.Summary, "List organisations")
       .setUrlParams(DirectoryParams)
       .addSuccess(CursorPage(DirectoryOrganisation))
       .addError(httpError(RateLimited))
@@ -62,6 +69,7 @@ export class OrganisationsApi extends HttpApiGroup.make("organisations")
   )
   .add(
     HttpApiEndpoint.get("get", `${ORGANISATIONS}/:id`)
+      .annotate(OpenApi.Summary, "Get an organisation")
       .setPath(OrganisationIdPath)
       .addSuccess(DataEnvelope(OrganisationDetail))
       .addError(httpError(NotFound))
@@ -71,6 +79,7 @@ export class OrganisationsApi extends HttpApiGroup.make("organisations")
   )
   .add(
     HttpApiEndpoint.get("mine", "/api/v2/volunteering/my-organisations")
+      .annotate(OpenApi.Summary, "List my organisations")
       .addSuccess(DataEnvelope(Schema.Array(MyOrganisation)))
       .middleware(Authentication)
       .annotate(
@@ -80,6 +89,7 @@ export class OrganisationsApi extends HttpApiGroup.make("organisations")
   )
   .add(
     HttpApiEndpoint.post("register", ORGANISATIONS)
+      .annotate(OpenApi.Summary, "Register an organisation")
       .setPayload(RegisterOrganisation)
       .addSuccess(DataEnvelope(MyOrganisation), { status: 201 })
       .addError(httpError(Forbidden))
@@ -96,6 +106,7 @@ export class OrganisationsApi extends HttpApiGroup.make("organisations")
   )
   .add(
     HttpApiEndpoint.put("update", `${ORGANISATIONS}/:id`)
+      .annotate(OpenApi.Summary, "Update my organisation")
       .setPath(OrganisationIdPath)
       .setPayload(UpdateOrganisation)
       .addSuccess(DataEnvelope(MyOrganisation))

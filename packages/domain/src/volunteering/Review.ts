@@ -47,7 +47,7 @@ export type CreateReview = typeof CreateReview.Type
  * integer names no record (404).
  */
 export const ReviewTargetPath = Schema.Struct({
-  type: ReviewTargetType,
+  type: ReviewTargetType.annotations({ description: "What is reviewed: an organisation or a member" }),
   id: PathId(RecordId)
 })
 export type ReviewTargetPath = typeof ReviewTargetPath.Type

@@ -10,8 +10,11 @@ const REVIEWS = "/api/v2/volunteering/reviews"
 
 /** Reviews of organisations and members (spec "Review"); gated on `volunteering`. */
 export class ReviewsApi extends HttpApiGroup.make("reviews")
+  .annotate(OpenApi.Title, "Volunteering: reviews")
+  .annotate(OpenApi.Description, "Reviews of organisations and members; gated on `volunteering`")
   .add(
     HttpApiEndpoint.post("create", REVIEWS)
+      .annotate(OpenApi.Summary, "Write a review")
       .setPayload(CreateReview)
       .addSuccess(DataEnvelope(Review), { status: 201 })
       .addError(httpError(NotFound))
@@ -26,6 +29,7 @@ export class ReviewsApi extends HttpApiGroup.make("reviews")
   )
   .add(
     HttpApiEndpoint.get("list", `${REVIEWS}/:type/:id`)
+      .annotate(OpenApi.Summary, "List reviews of an organisation or member")
       .setPath(ReviewTargetPath)
       .setUrlParams(VolunteeringPageParams)
       .addSuccess(CursorPage(Review))

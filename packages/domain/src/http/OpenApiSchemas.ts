@@ -1,0 +1,117 @@
+import type { HttpApi, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { Option, Schema, SchemaAST as AST } from "effect"
+
+/**
+ * JSON Schema generation shows a transformation by its encoded side only and drops filters without a JSON Schema,
+ * which hides facts clients need from the OpenAPI document:
+ *
+ * - checks that follow a string-to-string transformation: `Schema.Trim.pipe(Schema.maxLength(200))` came out as a
+ *   bare `{"type": "string"}`, without its `maxLength`;
+ * - numbers read from strings (path and query parameters): `NumberFromString.pipe(Schema.int(), ...)` came out as a
+ *   string, without `integer` or its bounds;
+ * - the description of a filter that has no JSON Schema of its own (`Schema.filter(isTimeZone, ...)`).
+ *
+ * The document is therefore generated from a copy of the contract whose request schemas (path, query, headers,
+ * body) are rewritten for documentation only: checks after `Trim` sit on the string the client sends,
+ * `NumberFromString` is the number it reads, and such filters carry their description. The copy never serves or
+ * decodes a request; the contract is unchanged.
+ */
+export const documentationCopy = <A extends HttpApi.HttpApi.Any>(api: A): A => {
+  let out = api as unknown as HttpApi.HttpApi.AnyWithProps
+  const request = (schema: Schema.Schema.All) => {
+    const ast = documentedAST(schema.ast)
+    return ast === schema.ast ? schema : Schema.make(ast)
+  }
+  for (const group of Object.values(out.groups) as Array<HttpApiGroup.HttpApiGroup.AnyWithProps>) {
+    let next = group
+    for (const endpoint of Object.values(group.endpoints) as Array<HttpApiEndpoint.HttpApiEndpoint.AnyWithProps>) {
+      next = next.add(Object.assign(Object.create(Object.getPrototypeOf(endpoint)), endpoint, {
+        pathSchema: Option.map(endpoint.pathSchema, request),
+        urlParamsSchema: Option.map(endpoint.urlParamsSchema, request),
+        headersSchema: Option.map(endpoint.headersSchema, request),
+        payloadSchema: Option.map(endpoint.payloadSchema, request)
+      })) as HttpApiGroup.HttpApiGroup.AnyWithProps
+    }
+    out = out.add(next) as HttpApi.HttpApi.AnyWithProps
+  }
+  return out as unknown as A
+}
+
+const memo = new WeakMap<AST.AST, AST.AST>()
+
+/** The documentation form of a request schema's AST (see {@link documentationCopy}); unchanged parts are kept. */
+export const documentedAST = (ast: AST.AST): AST.AST => {
+  const known = memo.get(ast)
+  if (known !== undefined) return known
+  const out = rewrite(ast)
+  memo.set(ast, out)
+  return out
+}
+
+const rewrite = (ast: AST.AST): AST.AST => {
+  switch (ast._tag) {
+    case "Transformation": {
+      // `NumberFromString`, and `NumberFromString.pipe(Schema.compose(Id))`: the client sends the number.
+      if (isNumberFromString(ast) || (isNumberFromString(ast.from) && isCompose(ast))) return AST.typeAST(ast)
+      const from = documentedAST(ast.from)
+      return from === ast.from ? ast : new AST.Transformation(from, ast.to, ast.transformation, ast.annotations)
+    }
+    case "Refinement": {
+      let from = documentedAST(ast.from)
+      // Checks after `Trim` (or any string-to-string transformation) are documented on the string itself.
+      while (AST.isTransformation(from) && isStringToString(from)) from = from.from
+      // A filter without a JSON Schema of its own (`Schema.filter(isTimeZone, ...)`) would lose its description.
+      const annotations = ast.annotations[AST.JSONSchemaAnnotationId] === undefined &&
+          ast.annotations[AST.DescriptionAnnotationId] !== undefined
+        ? { ...ast.annotations, [AST.JSONSchemaAnnotationId]: {} }
+        : ast.annotations
+      return from === ast.from && annotations === ast.annotations
+        ? ast
+        : new AST.Refinement(from, ast.filter, annotations)
+    }
+    case "TypeLiteral": {
+      const properties = ast.propertySignatures.map((p) => {
+        const type = documentedAST(p.type)
+        return type === p.type ? p : new AST.PropertySignature(p.name, type, p.isOptional, p.isReadonly, p.annotations)
+      })
+      const indexes = ast.indexSignatures.map((i) => {
+        const type = documentedAST(i.type)
+        return type === i.type ? i : new AST.IndexSignature(i.parameter, type, i.isReadonly)
+      })
+      const same = properties.every((p, n) => p === ast.propertySignatures[n]) &&
+        indexes.every((i, n) => i === ast.indexSignatures[n])
+      return same ? ast : new AST.TypeLiteral(properties, indexes, ast.annotations)
+    }
+    case "Union": {
+      const types = ast.types.map(documentedAST)
+      return types.every((t, n) => t === ast.types[n]) ? ast : AST.Union.make(types, ast.annotations)
+    }
+    case "TupleType": {
+      const elements = ast.elements.map((e) => {
+        const type = documentedAST(e.type)
+        return type === e.type ? e : new AST.OptionalType(type, e.isOptional, e.annotations)
+      })
+      const rest = ast.rest.map((r) => {
+        const type = documentedAST(r.type)
+        return type === r.type ? r : new AST.Type(type, r.annotations)
+      })
+      const same = elements.every((e, n) => e === ast.elements[n]) && rest.every((r, n) => r === ast.rest[n])
+      return same ? ast : new AST.TupleType(elements, rest, ast.isReadonly, ast.annotations)
+    }
+    case "Suspend":
+      return new AST.Suspend(() => documentedAST(ast.f()), ast.annotations)
+    default:
+      return ast
+  }
+}
+
+const isNumberFromString = (ast: AST.AST): boolean =>
+  AST.isTransformation(ast) && Option.getOrUndefined(AST.getIdentifierAnnotation(ast)) === "NumberFromString"
+
+const isCompose = (ast: AST.Transformation): boolean => ast.transformation._tag === "ComposeTransformation"
+
+/** The keyword under any checks: `Trimmed` is a string, `Int` a number. */
+const baseOf = (ast: AST.AST): AST.AST => AST.isRefinement(ast) ? baseOf(ast.from) : ast
+
+const isStringToString = (ast: AST.Transformation): boolean =>
+  AST.isStringKeyword(baseOf(AST.encodedAST(ast))) && AST.isStringKeyword(baseOf(AST.typeAST(ast)))
