@@ -26,6 +26,7 @@ import {
 } from "@timebank/domain"
 import { Cause, Clock, Deferred, Duration, Effect, Exit, Option, Queue } from "effect"
 import { LedgerService } from "../ledger/LedgerService.js"
+import { oneByOne, withinTime } from "../platform/EntityBatches.js"
 import { TenantDirectory } from "../tenancy/TenantDirectory.js"
 import {
   applyChange,
@@ -66,11 +67,7 @@ const STEP_TIMEOUT = Duration.seconds(5)
 const ONE_BY_ONE_BUDGET = Duration.times(STEP_TIMEOUT, 2)
 
 const bounded = <A, E, R>(step: string, effect: Effect.Effect<A, E, R>) =>
-  Effect.timeoutFailCause(effect, {
-    duration: STEP_TIMEOUT,
-    onTimeout: () =>
-      Cause.die(new Cause.TimeoutException(`Event entity: ${step} took over ${Duration.format(STEP_TIMEOUT)}`))
-  })
+  withinTime(`Event entity: ${step}`, STEP_TIMEOUT, effect)
 
 /** The entity's SQL, each step bounded by STEP_TIMEOUT. */
 const boundedRepo = (repo: EventPlacesRepo): EventPlacesRepo =>
@@ -299,27 +296,6 @@ export const EventEntityLive = EventEntity.toLayer(
       Effect.filter(jobs, (job) => Effect.map(Deferred.isDone(job.reply), (done) => !done))
 
     /**
-     * Runs the messages of a failed batch one by one, in arrival order, each decided on the places the earlier ones
-     * left (loaded afresh after a failure), so that only the bad one fails. Messages that fail only after long
-     * waits mean that the database, not a message, is stuck: once they have taken ONE_BY_ONE_BUDGET, the rest fail
-     * at once instead of each waiting out its own time bound.
-     */
-    const runOneByOne = (jobs: ReadonlyArray<Job>, tenant: Tenant) =>
-      Effect.gen(function*() {
-        let failing = Duration.zero
-        for (const [i, job] of jobs.entries()) {
-          const [took, result] = yield* Effect.timed(Effect.exit(runBatch([job], tenant)))
-          if (Exit.isSuccess(result)) continue
-          memory = null
-          yield* failUnanswered([job], result.cause)
-          failing = Duration.sum(failing, took)
-          if (Duration.greaterThanOrEqualTo(failing, ONE_BY_ONE_BUDGET)) {
-            return yield* failUnanswered(jobs.slice(i + 1), result.cause)
-          }
-        }
-      })
-
-    /**
      * Runs `jobs` as one batch. When it fails, what it wrote is rolled back and the next batch starts from the
      * database; the messages it left unanswered run again one by one.
      */
@@ -330,8 +306,17 @@ export const EventEntityLive = EventEntity.toLayer(
         memory = null
         const unanswered = yield* unansweredOf(jobs)
         if (unanswered.length <= 1) return yield* failUnanswered(unanswered, result.cause)
+        // Each is decided again on the places the earlier ones left (loaded afresh after a failure), in arrival
+        // order, so that only the bad one fails.
         yield* Effect.logWarning("Event batch failed; deciding its messages one by one", result.cause)
-        yield* runOneByOne(unanswered, tenant)
+        yield* oneByOne(unanswered, {
+          budget: ONE_BY_ONE_BUDGET,
+          run: (job) => runBatch([job], tenant),
+          fail: (failed, cause) => {
+            memory = null
+            return failUnanswered(failed, cause)
+          }
+        })
       })
 
     const serve = (jobs: ReadonlyArray<Job>) =>

@@ -6,7 +6,8 @@ import {
   type Move,
   type Posted
 } from "@timebank/domain"
-import { Cause, Deferred, Duration, Effect, Exit, Queue } from "effect"
+import { type Cause, Deferred, Duration, Effect, Exit, Queue } from "effect"
+import { oneByOne, withinTime } from "../platform/EntityBatches.js"
 import { LedgerWriter, type MoveOutcome } from "./LedgerWriter.js"
 
 /** The most moves one database transaction applies. */
@@ -50,51 +51,28 @@ export const LedgerEntityLive = LedgerEntity.toLayer(
     const writer = yield* LedgerWriter
     const queue = yield* Queue.unbounded<Pending>()
 
-    /** Applies `batch` in one transaction, in bounded time; a defect (even a synchronous throw) is the Exit's. */
-    const tryWrite = (batch: ReadonlyArray<Pending>) =>
-      Effect.suspend(() => writer.writeBatch(tenantId, batch.map((p) => p.move))).pipe(
-        Effect.timeoutFailCause({
-          duration: BATCH_TIMEOUT,
-          onTimeout: () =>
-            Cause.die(
-              new Cause.TimeoutException(`Ledger batch of ${batch.length} took over ${Duration.format(BATCH_TIMEOUT)}`)
-            )
-        }),
-        Effect.exit
+    /** Applies `batch` in one transaction, in bounded time; a synchronous throw is a defect of the batch too. */
+    const writeNow = (batch: ReadonlyArray<Pending>) =>
+      withinTime(
+        `Ledger batch of ${batch.length}`,
+        BATCH_TIMEOUT,
+        Effect.suspend(() => writer.writeBatch(tenantId, batch.map((p) => p.move)))
       )
-
-    /**
-     * Writes the moves of a failed batch one by one, in arrival order, so that every move still sees the balances
-     * the earlier ones left and only the bad one fails. Moves that fail only after long waits mean that the
-     * database, not a move, is stuck: once they have taken ONE_BY_ONE_BUDGET, the rest fail at once instead of
-     * each waiting out its own time bound.
-     */
-    const writeOneByOne = (batch: ReadonlyArray<Pending>) =>
-      Effect.gen(function*() {
-        let failing = Duration.zero
-        for (const [i, p] of batch.entries()) {
-          const [took, result] = yield* Effect.timed(tryWrite([p]))
-          if (Exit.isSuccess(result)) {
-            yield* answer([p], result.value)
-            continue
-          }
-          yield* failUnanswered([p], result.cause)
-          failing = Duration.sum(failing, took)
-          if (Duration.greaterThanOrEqualTo(failing, ONE_BY_ONE_BUDGET)) {
-            return yield* failUnanswered(batch.slice(i + 1), result.cause)
-          }
-        }
-      })
 
     const write = (batch: ReadonlyArray<Pending>) =>
       Effect.gen(function*() {
-        const result = yield* tryWrite(batch)
+        const result = yield* Effect.exit(writeNow(batch))
         if (Exit.isSuccess(result)) return yield* answer(batch, result.value)
         // The whole transaction was rolled back. Alone, a move fails with what broke it (the caller may retry with
-        // the same key); in a batch, it must not take the others down.
+        // the same key); in a batch, it must not take the others down: each move is written again on its own, in
+        // arrival order, so that it still sees the balances the earlier ones left.
         if (batch.length === 1) return yield* failUnanswered(batch, result.cause)
         yield* Effect.logWarning("Ledger batch failed; writing its moves one by one", result.cause)
-        yield* writeOneByOne(batch)
+        yield* oneByOne(batch, {
+          budget: ONE_BY_ONE_BUDGET,
+          run: (p) => Effect.flatMap(writeNow([p]), (outcomes) => answer([p], outcomes)),
+          fail: failUnanswered
+        })
       })
 
     const writeNext = Effect.gen(function*() {
