@@ -10,6 +10,7 @@ import {
 import { type ErrorBody, PATH_PARAM_NOT_FOUND } from "@timebank/domain"
 import { Cause, Effect, Either, Option } from "effect"
 import { randomUUID } from "node:crypto"
+import { payloadTooLarge } from "./RequestBody.js"
 import { guardRequest, RefusedInput } from "./RequestGuard.js"
 import type { RouteTable } from "./RouteTable.js"
 
@@ -44,7 +45,7 @@ export const httpEdge = (options: EdgeOptions) =>
       )
       const maxBodyBytes = bodyCapOf(request, options)
       // Refuse a declared oversize body before reading it, so the client gets the 413 instead of a reset socket.
-      if (Number(request.headers["content-length"] ?? 0) > maxBodyBytes) return payloadTooLarge(maxBodyBytes)
+      if (Number(request.headers["content-length"] ?? 0) > maxBodyBytes) return tooLarge(maxBodyBytes)
       const routed = options.routes.allowedMethods(pathOf(request.url)).includes(request.method)
       const guarded = Effect.flatMap(
         Effect.either(guardRequest(request, routed)),
@@ -74,8 +75,7 @@ const bodyCapOf = (request: HttpServerRequest.HttpServerRequest, options: EdgeOp
   })
 }
 
-const payloadTooLarge = (maxBodyBytes: number) =>
-  errorJson(413, single("PAYLOAD_TOO_LARGE", `Request body exceeds ${maxBodyBytes} bytes`))
+const tooLarge = (maxBodyBytes: number) => errorJson(413, { errors: payloadTooLarge(maxBodyBytes) })
 
 const failureTag = (u: unknown): string => typeof u === "object" && u !== null && "_tag" in u ? String(u._tag) : ""
 
@@ -135,10 +135,10 @@ const knownFailure = (
         })
         : errorJson(404, single("NOT_FOUND", "No such route"))
     }
+    // JSON, form and text bodies are read (capped, checked) by the guard; binary ones by the platform's reader.
     case "RequestError": {
       const inner = (error as { cause?: unknown }).cause
-      if (inner instanceof Error && inner.message === "maxBytes exceeded") return payloadTooLarge(maxBodyBytes)
-      if (inner instanceof SyntaxError) return errorJson(400, single("INVALID_JSON", "Request body is not valid JSON"))
+      if (inner instanceof Error && inner.message === "maxBytes exceeded") return tooLarge(maxBodyBytes)
       return errorJson(400, single("BAD_REQUEST", "The request could not be read"))
     }
     case "MultipartError":
@@ -155,7 +155,7 @@ const multipartFailure = (error: Multipart.MultipartError, maxBodyBytes: number)
     case "FieldTooLarge":
     case "BodyTooLarge":
     case "TooManyParts":
-      return payloadTooLarge(maxBodyBytes)
+      return tooLarge(maxBodyBytes)
     case "Parse":
       return errorJson(400, single("BAD_REQUEST", "The multipart/form-data body could not be read"))
     default:

@@ -9,12 +9,13 @@ import { Data, Effect, Option } from "effect"
  */
 const DRAIN_BYTES = 16 * 1024 * 1024
 
+/** The answer to a body over `maxBytes`, whether its declared length or its reading found it. */
+export const payloadTooLarge = (maxBytes: number): ReadonlyArray<ErrorEntry> => [
+  { code: "PAYLOAD_TOO_LARGE", message: `Request body exceeds ${maxBytes} bytes` }
+]
+
 /** A body over the cap of its route: answered 413 `PAYLOAD_TOO_LARGE` by the edge. */
-export class BodyTooLarge extends Data.TaggedError("BodyTooLarge")<{ readonly maxBytes: number }> {
-  get errors(): ReadonlyArray<ErrorEntry> {
-    return [{ code: "PAYLOAD_TOO_LARGE", message: `Request body exceeds ${this.maxBytes} bytes` }]
-  }
-}
+export class BodyTooLarge extends Data.TaggedError("BodyTooLarge")<{ readonly maxBytes: number }> {}
 
 /** The body could not be read (the client went away): nobody is left to answer. */
 export class BodyUnreadable extends Data.TaggedError("BodyUnreadable")<{ readonly cause: unknown }> {}

@@ -3,7 +3,7 @@ import type { ErrorEntry } from "@timebank/domain"
 import { Data, Effect, Stream } from "effect"
 import { checkUrl, decodeUtf8, describeAt, firstUnstorable, printableName, scanJson } from "./InputScan.js"
 import { hasMultipartBoundary } from "./MultipartBoundary.js"
-import { type BodyTooLarge, type BodyUnreadable, readBody } from "./RequestBody.js"
+import { type BodyTooLarge, type BodyUnreadable, payloadTooLarge, readBody } from "./RequestBody.js"
 
 /** The longest request target (path and query) we read; longer ones are 414. */
 export const MAX_URL_LENGTH = 8 * 1024
@@ -57,6 +57,10 @@ const checkHeaders = (headers: Readonly<Record<string, string | undefined>>): Re
   return undefined
 }
 
+/**
+ * How a body is checked: as JSON (the default, as the HttpApi reads it), a form, multipart, text; other (binary)
+ * bodies reach the route as bytes, where its schema refuses them.
+ */
 type BodyKind = "json" | "form" | "text" | "multipart" | "other"
 
 const bodyKindOf = (contentType: string | undefined): BodyKind => {
@@ -143,7 +147,7 @@ const checkPart = (part: Multipart.Part) =>
 
 const bodyRefusal = (error: BodyTooLarge | BodyUnreadable) =>
   error._tag === "BodyTooLarge"
-    ? new RefusedInput({ status: 413, errors: error.errors })
+    ? new RefusedInput({ status: 413, errors: payloadTooLarge(error.maxBytes) })
     : new RefusedInput({
       status: 400,
       errors: [{ code: "BAD_REQUEST", message: "The request body could not be read" }]
@@ -191,7 +195,8 @@ const guardText = (request: HttpServerRequest.HttpServerRequest, raw: Uint8Array
  * Refuses, in one place for every route, input that no handler should see: a request target that is too long, not
  * valid percent-encoded UTF-8 or that holds control characters (400 `INVALID_REQUEST`, field = the parameter);
  * such headers; a body that is not UTF-8, not JSON, nested deeper than 64 levels (400 `INVALID_JSON`) or that
- * holds such strings (422 `VALIDATION_ERROR` per field); multipart without a boundary (400). Nothing PostgreSQL
+ * holds such strings (422 `VALIDATION_ERROR` per field); the same for form and text bodies; multipart without a
+ * boundary (400); a body over the route's cap (413, drained). Nothing PostgreSQL
  * cannot store gets past it. Returns the request to hand on (its body read and checked), or the refusal.
  *
  * `readsBody` says whether the route exists for this method: a body sent to no route is not read.
