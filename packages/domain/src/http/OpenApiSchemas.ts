@@ -1,5 +1,6 @@
-import type { HttpApi, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import type { HttpApi } from "@effect/platform"
 import { Option, Schema, SchemaAST as AST } from "effect"
+import { mapEndpointSchemas } from "./EndpointSchemas.js"
 
 /**
  * JSON Schema generation shows a transformation by its encoded side only and drops filters without a JSON Schema,
@@ -16,31 +17,17 @@ import { Option, Schema, SchemaAST as AST } from "effect"
  * `NumberFromString` is the number it reads, and such filters carry their description. The copy never serves or
  * decodes a request; the contract is unchanged.
  */
-export const documentationCopy = <A extends HttpApi.HttpApi.Any>(api: A): A => {
-  let out = api as unknown as HttpApi.HttpApi.AnyWithProps
-  const request = (schema: Schema.Schema.All) => {
-    const ast = documentedAST(schema.ast)
-    return ast === schema.ast ? schema : Schema.make(ast)
-  }
-  for (const group of Object.values(out.groups) as Array<HttpApiGroup.HttpApiGroup.AnyWithProps>) {
-    let next = group
-    for (const endpoint of Object.values(group.endpoints) as Array<HttpApiEndpoint.HttpApiEndpoint.AnyWithProps>) {
-      next = next.add(Object.assign(Object.create(Object.getPrototypeOf(endpoint)), endpoint, {
-        pathSchema: Option.map(endpoint.pathSchema, request),
-        urlParamsSchema: Option.map(endpoint.urlParamsSchema, request),
-        headersSchema: Option.map(endpoint.headersSchema, request),
-        payloadSchema: Option.map(endpoint.payloadSchema, request)
-      })) as HttpApiGroup.HttpApiGroup.AnyWithProps
-    }
-    out = out.add(next) as HttpApi.HttpApi.AnyWithProps
-  }
-  return out as unknown as A
+export const documentationCopy = <A extends HttpApi.HttpApi.Any>(api: A): A => mapEndpointSchemas(api, documented)
+
+const documented = (schema: Schema.Schema.Any): Schema.Schema.Any => {
+  const ast = documentedAST(schema.ast)
+  return ast === schema.ast ? schema : Schema.make(ast)
 }
 
 const memo = new WeakMap<AST.AST, AST.AST>()
 
 /** The documentation form of a request schema's AST (see {@link documentationCopy}); unchanged parts are kept. */
-export const documentedAST = (ast: AST.AST): AST.AST => {
+const documentedAST = (ast: AST.AST): AST.AST => {
   const known = memo.get(ast)
   if (known !== undefined) return known
   const out = rewrite(ast)
@@ -70,33 +57,28 @@ const rewrite = (ast: AST.AST): AST.AST => {
         : new AST.Refinement(from, ast.filter, annotations)
     }
     case "TypeLiteral": {
-      const properties = ast.propertySignatures.map((p) => {
-        const type = documentedAST(p.type)
-        return type === p.type ? p : new AST.PropertySignature(p.name, type, p.isOptional, p.isReadonly, p.annotations)
-      })
-      const indexes = ast.indexSignatures.map((i) => {
-        const type = documentedAST(i.type)
-        return type === i.type ? i : new AST.IndexSignature(i.parameter, type, i.isReadonly)
-      })
-      const same = properties.every((p, n) => p === ast.propertySignatures[n]) &&
-        indexes.every((i, n) => i === ast.indexSignatures[n])
-      return same ? ast : new AST.TypeLiteral(properties, indexes, ast.annotations)
+      const properties = ast.propertySignatures.map((p) =>
+        retyped(p, (type) => new AST.PropertySignature(p.name, type, p.isOptional, p.isReadonly, p.annotations))
+      )
+      const indexes = ast.indexSignatures.map((i) =>
+        retyped(i, (type) => new AST.IndexSignature(i.parameter, type, i.isReadonly))
+      )
+      return same(properties, ast.propertySignatures) && same(indexes, ast.indexSignatures)
+        ? ast
+        : new AST.TypeLiteral(properties, indexes, ast.annotations)
     }
     case "Union": {
       const types = ast.types.map(documentedAST)
-      return types.every((t, n) => t === ast.types[n]) ? ast : AST.Union.make(types, ast.annotations)
+      return same(types, ast.types) ? ast : AST.Union.make(types, ast.annotations)
     }
     case "TupleType": {
-      const elements = ast.elements.map((e) => {
-        const type = documentedAST(e.type)
-        return type === e.type ? e : new AST.OptionalType(type, e.isOptional, e.annotations)
-      })
-      const rest = ast.rest.map((r) => {
-        const type = documentedAST(r.type)
-        return type === r.type ? r : new AST.Type(type, r.annotations)
-      })
-      const same = elements.every((e, n) => e === ast.elements[n]) && rest.every((r, n) => r === ast.rest[n])
-      return same ? ast : new AST.TupleType(elements, rest, ast.isReadonly, ast.annotations)
+      const elements = ast.elements.map((e) =>
+        retyped(e, (type) => new AST.OptionalType(type, e.isOptional, e.annotations))
+      )
+      const rest = ast.rest.map((r) => retyped(r, (type) => new AST.Type(type, r.annotations)))
+      return same(elements, ast.elements) && same(rest, ast.rest)
+        ? ast
+        : new AST.TupleType(elements, rest, ast.isReadonly, ast.annotations)
     }
     case "Suspend":
       return new AST.Suspend(() => documentedAST(ast.f()), ast.annotations)
@@ -104,6 +86,15 @@ const rewrite = (ast: AST.AST): AST.AST => {
       return ast
   }
 }
+
+/** The part (property, index signature, tuple element) with its type in documentation form, or the part itself. */
+const retyped = <P extends { readonly type: AST.AST }>(part: P, make: (type: AST.AST) => P): P => {
+  const type = documentedAST(part.type)
+  return type === part.type ? part : make(type)
+}
+
+/** Whether a rewrite kept every item of a list. */
+const same = <T>(next: ReadonlyArray<T>, previous: ReadonlyArray<T>): boolean => next.every((x, n) => x === previous[n])
 
 const isNumberFromString = (ast: AST.AST): boolean =>
   AST.isTransformation(ast) && Option.getOrUndefined(AST.getIdentifierAnnotation(ast)) === "NumberFromString"

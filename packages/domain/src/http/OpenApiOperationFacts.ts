@@ -1,0 +1,46 @@
+import { HttpApi, HttpApiMiddleware, OpenApi } from "@effect/platform"
+import { Context } from "effect"
+import { CurrentTenant } from "../tenancy/Tenant.js"
+import type { Codes } from "./OpenApiErrorCodes.js"
+import type { Operation } from "./OpenApiJson.js"
+import type { RateLimitPolicy } from "./RateLimit.js"
+
+/** What the contract says about an operation: whether it needs a tenant, a caller, and its rate limits. */
+export interface OperationFacts {
+  readonly tenant: boolean
+  readonly auth: "required" | "optional" | "none"
+  readonly rateLimits: ReadonlyArray<RateLimitPolicy>
+}
+
+/** The facts of every operation of the contract, by operation id, read from the middleware it runs behind. */
+export const operationFacts = (api: HttpApi.HttpApi.AnyWithProps): ReadonlyMap<string, OperationFacts> => {
+  const facts = new Map<string, OperationFacts>()
+  HttpApi.reflect(api, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint, group, middleware }) => {
+      const id = Context.getOrElse(
+        endpoint.annotations,
+        OpenApi.Identifier,
+        () => group.topLevel ? endpoint.name : `${group.identifier}.${endpoint.name}`
+      )
+      facts.set(id, middlewareFacts([...middleware]))
+    }
+  })
+  return facts
+}
+
+const middlewareFacts = (middleware: ReadonlyArray<HttpApiMiddleware.TagClassAny>): OperationFacts => {
+  const security = middleware.filter(HttpApiMiddleware.isSecurity)
+  return {
+    tenant: middleware.some((m) => m.provides === CurrentTenant),
+    auth: security.length === 0 ? "none" : security.every((m) => m.optional) ? "optional" : "required",
+    rateLimits: middleware.flatMap((m) => "policy" in m ? [m.policy as RateLimitPolicy] : [])
+  }
+}
+
+/** For routes the contract did not have when it was annotated: the tenant and caller their errors reveal. */
+export const inferredFacts = (op: Operation, codes: Codes): OperationFacts => ({
+  tenant: codes.get(400)?.has("tenant_required") ?? false,
+  auth: op.security.length === 0 ? "none" : codes.get(401)?.has("AUTH_REQUIRED") ? "required" : "optional",
+  rateLimits: []
+})
