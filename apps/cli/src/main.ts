@@ -1,12 +1,5 @@
 import { NodeRuntime } from "@effect/platform-node"
-import {
-  AppConfig,
-  CorePlatformLive,
-  EmbeddedPostgresError,
-  EmbeddedPostgresRole,
-  ServicesLive,
-  SqlLive
-} from "@timebank/server"
+import { AppConfig, CorePlatformLive, EmbeddedPostgresError, ServicesLive, SqlLive } from "@timebank/server"
 import { Cause, Config, ConfigProvider, Console, Effect, Either, Exit, Layer, Logger, LogLevel, Option } from "effect"
 import { type Invocation, parseInvocation, type UsageError } from "./Arguments.js"
 import type { AnyCommand, Output } from "./Command.js"
@@ -47,14 +40,12 @@ const usage = [
 ].join("\n")
 
 /**
- * With DATABASE_URL unset, a command works on the embedded PostgreSQL of DATA_DIR: the one a running `npm start`
+ * Only `migrate` needs the database unmigrated: the platform migrates while it starts. With DATABASE_URL unset, a
+ * command shares the embedded PostgreSQL of DATA_DIR (EmbeddedPostgresRole's default): the one a running `npm start`
  * serves (its URL is in DATA_DIR/database-url), else one it starts for itself and stops when done.
  */
-const Sharing = Layer.succeed(EmbeddedPostgresRole, "share")
-
-/** Only `migrate` needs the database unmigrated: the platform migrates while it starts. */
-const DatabaseOnly = SqlLive.pipe(Layer.provide(AppConfig.Default), Layer.provide(Sharing))
-const Services = ServicesLive.pipe(Layer.provide(CorePlatformLive), Layer.provide(Sharing))
+const DatabaseOnly = SqlLive.pipe(Layer.provide(AppConfig.Default))
+const Services = ServicesLive.pipe(Layer.provide(CorePlatformLive))
 
 const execute = (invocation: Extract<Invocation, { _tag: "Run" }>): Effect.Effect<Output, unknown> => {
   const { command, flags, positionals } = invocation

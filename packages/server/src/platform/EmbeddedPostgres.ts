@@ -3,9 +3,10 @@ import { PgClient } from "@effect/sql-pg"
 import { Context, Duration, Effect, Exit, Option, Redacted, Runtime, Schedule } from "effect"
 import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
-import { EmbeddedPostgresError, messageOf } from "./EmbeddedPostgresBinaries.js"
+import { EmbeddedPostgresError, messageOf, unavailable } from "./EmbeddedPostgresBinaries.js"
 import {
   ClusterBusy,
+  clusterOf,
   hasCluster,
   initialise,
   launch,
@@ -16,8 +17,7 @@ import {
   USER
 } from "./EmbeddedPostgresCluster.js"
 
-export { EmbeddedPostgresError } from "./EmbeddedPostgresBinaries.js"
-export { ensureBinariesHydrated } from "./EmbeddedPostgresBinaries.js"
+export { EmbeddedPostgresError, ensureBinariesHydrated } from "./EmbeddedPostgresBinaries.js"
 
 /**
  * How a process uses the embedded PostgreSQL of its DATA_DIR. `serve` (the API): start it, publish its URL in
@@ -38,15 +38,11 @@ export interface EmbeddedPostgresOptions {
 /** The file, under DATA_DIR, holding the URL of the embedded server while a serving process runs it. */
 export const URL_FILE = "database-url"
 
-export const urlFileOf = (dataDir: string) => resolve(dataDir, URL_FILE)
-
 /** How long a start waits for another process that holds the cluster without publishing it (an operator command). */
 const BUSY_RETRIES = 60
 const BUSY_SPACING = Duration.millis(500)
 
 const urlOf = (port: number, database: string) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`
-
-const unavailable = (message: string, cause?: unknown) => new EmbeddedPostgresError({ message, cause })
 
 const withClient = <A>(url: string, f: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) =>
   Effect.flatMap(SqlClient.SqlClient, f).pipe(
@@ -90,12 +86,13 @@ const ensureDatabase = (port: number, database: string) =>
   })
 
 /**
- * Starts a server of our own on the cluster and stops it when the scope closes; `publish` also writes its URL to
- * DATA_DIR/database-url (mode 0600) for the duration. A process that dies without running finalizers still stops
+ * Starts a server of our own on the cluster and stops it when the scope closes; the serving role also writes its URL
+ * to DATA_DIR/database-url (mode 0600) for the duration. A process that dies without running finalizers still stops
  * the server and removes the file on its way out.
  */
-const startOwn = (planned: Layout, urlFile: string, options: EmbeddedPostgresOptions, publish: boolean) =>
+const startOwn = (planned: Layout, urlFile: string, options: EmbeddedPostgresOptions) =>
   Effect.gen(function*() {
+    const publish = options.role === "serve"
     const layout = hasCluster(planned.clusterDir)
       ? planned
       : { ...planned, clusterDir: yield* initialise(planned), linkFrom: undefined }
@@ -105,7 +102,7 @@ const startOwn = (planned: Layout, urlFile: string, options: EmbeddedPostgresOpt
     // A process that ends without running finalizers (process.exit, a second Ctrl-C) still takes its server along.
     const onExit = () => {
       if (publish) rmSync(urlFile, { force: true })
-      if (!stopping) running.child.kill("SIGINT")
+      running.child.kill("SIGINT")
     }
     process.on("exit", onExit)
     yield* Effect.addFinalizer(() =>
@@ -143,8 +140,20 @@ const startOwn = (planned: Layout, urlFile: string, options: EmbeddedPostgresOpt
  * it (an operator command) to finish.
  */
 export const embeddedPostgres = (options: EmbeddedPostgresOptions) => {
-  const urlFile = urlFileOf(options.dataDir)
+  const urlFile = resolve(options.dataDir, URL_FILE)
   const attempt = Effect.gen(function*() {
+    // First, as sharing it needs nothing else: no binaries, no OS user, not even a writable DATA_DIR.
+    const published = yield* publishedUrl(urlFile)
+    if (Option.isSome(published)) {
+      if (options.role === "share") return { url: published.value, shared: true }
+      const { clusterDir } = clusterOf(options.dataDir)
+      return yield* unavailable(
+        `embedded PostgreSQL in ${clusterDir} is already served by another process (URL in ${urlFile}): ` +
+          `stop that npm start (or, if none runs any more, the server it left: kill ${
+            postmasterPid(clusterDir) ?? "<postmaster pid>"
+          }), set DATA_DIR elsewhere, or set DATABASE_URL to a PostgreSQL server`
+      )
+    }
     // Planned again on every attempt: another process may have made the cluster meanwhile.
     const layout = yield* Effect.try({
       try: () => prepareLayout(options.dataDir),
@@ -154,23 +163,13 @@ export const embeddedPostgres = (options: EmbeddedPostgresOptions) => {
           cause
         )
     })
-    const published = yield* publishedUrl(urlFile)
-    if (Option.isSome(published)) {
-      if (options.role === "share") return { url: published.value, shared: true }
-      return yield* unavailable(
-        `embedded PostgreSQL in ${layout.clusterDir} is already served by another process (URL in ${urlFile}): ` +
-          `stop that npm start (or, if none runs any more, the server it left: kill ${
-            postmasterPid(layout.clusterDir) ?? "<postmaster pid>"
-          }), set DATA_DIR elsewhere, or set DATABASE_URL to a PostgreSQL server`
-      )
-    }
     if (layout.linkFrom !== undefined) {
       yield* Effect.logWarning(
         `the OS user "postgres" cannot reach ${layout.dataDir}, so the embedded cluster goes to ` +
           `${layout.clusterDir}, linked from ${layout.linkFrom}`
       )
     }
-    return { url: yield* startOwn(layout, urlFile, options, options.role === "serve"), shared: false }
+    return { url: yield* startOwn(layout, urlFile, options), shared: false }
   })
   return attempt.pipe(
     Effect.retry({

