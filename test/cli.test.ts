@@ -1,13 +1,10 @@
 import { assert, describe, it, layer } from "@effect/vitest"
 import { verifyPassword } from "@timebank/server"
 import { Context, Effect, Layer } from "effect"
-import { execFile } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { fileURLToPath } from "node:url"
 import pg from "pg"
+import { runCli } from "./fixtures/processes.js"
 import { freshDatabase } from "./fixtures/TestDatabase.js"
-
-const root = fileURLToPath(new URL("..", import.meta.url))
 
 interface CliRun {
   readonly code: number | null
@@ -15,20 +12,8 @@ interface CliRun {
   readonly stderr: string
 }
 
-// The CLI must pick its own defaults: single-runner cluster and quiet logs.
-const { CLUSTER_MODE: _mode, LOG_LEVEL: _level, RUNNER_HOST: _host, RUNNER_PORT: _port, ...inheritedEnv } = process.env
-
 /** Runs `npm run cli -- ...args` as the operator would, on the given database. */
-const cli = (databaseUrl: string, ...args: Array<string>) =>
-  Effect.async<CliRun>((resume) => {
-    const child = execFile(
-      process.execPath,
-      ["--import", "tsx", "apps/cli/src/main.ts", ...args],
-      { cwd: root, env: { ...inheritedEnv, DATABASE_URL: databaseUrl }, timeout: 60_000 },
-      (_error, stdout, stderr) => resume(Effect.succeed({ code: child.exitCode, stdout, stderr }))
-    )
-    return Effect.sync(() => child.kill())
-  })
+const cli = (databaseUrl: string, ...args: Array<string>) => runCli({ DATABASE_URL: databaseUrl }, ...args)
 
 /** The one JSON document the command printed (fails when stdout holds anything else). */
 const jsonOf = <A>(run: CliRun): A => JSON.parse(run.stdout) as A

