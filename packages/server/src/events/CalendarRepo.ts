@@ -1,5 +1,6 @@
 import type { EventStatus } from "@timebank/domain"
 import { Effect } from "effect"
+import { pgArray } from "../platform/SqlArrays.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import type { EventRow } from "./EventRepo.js"
 
@@ -35,8 +36,6 @@ export interface CalendarOccurrence {
   readonly status: EventStatus
   readonly updated_at: Date
 }
-
-const pgArray = <A>(values: ReadonlyArray<A>) => values as unknown as string
 
 /**
  * The reads of the ICS export beyond the event lists: events by id (the templates of listed occurrences), the

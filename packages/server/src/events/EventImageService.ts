@@ -8,10 +8,10 @@ import {
   ValidationFailed
 } from "@timebank/domain"
 import { type Cause, Effect, Option } from "effect"
+import { requireFeature } from "../platform/FeatureGate.js"
 import { FileStore, keyOfUrl, uploadKey } from "../platform/FileStore.js"
 import { Outbox } from "../platform/Outbox.js"
 import { TenantSql } from "../platform/TenantSql.js"
-import { requireFeature } from "../tenancy/FeatureGate.js"
 import { EventRepo, type EventRow } from "./EventRepo.js"
 import { EventEditor, requireEventEditor } from "./EventsPolicy.js"
 

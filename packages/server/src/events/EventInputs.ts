@@ -1,7 +1,7 @@
 import { type CreateEvent, type CurrentTenant, Forbidden, type ValidationIssue } from "@timebank/domain"
 import { Effect, Option } from "effect"
 import { CategoryRepo } from "../listings/CategoryRepo.js"
-import { slugify } from "../listings/Slug.js"
+import { slugify } from "../platform/Slug.js"
 import type { EventInsert } from "./EventRepo.js"
 import { PollsService } from "./PollsService.js"
 

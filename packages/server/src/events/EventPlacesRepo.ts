@@ -1,6 +1,7 @@
 import type { RsvpStatus } from "@timebank/domain"
 import { Effect, Option } from "effect"
 import { Outbox } from "../platform/Outbox.js"
+import { pgArray } from "../platform/SqlArrays.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import type { EventFacts, Places, WritePlan } from "./EventPlaces.js"
 
@@ -14,8 +15,6 @@ interface FactsRow {
   readonly max_attendees: number | null
   readonly members_only: boolean
 }
-
-const pgArray = <A>(values: ReadonlyArray<A>) => values as unknown as string
 
 /**
  * The SQL of the Event entity: it reads an event's facts and places, and writes what it decided (RSVPs, waitlist,

@@ -1,6 +1,7 @@
 import type { EventCursor, EventStatus, EventWhen, RecurrenceFrequency, RsvpCounts, RsvpStatus } from "@timebank/domain"
 import { Effect, Option } from "effect"
-import { likePattern } from "../listings/SqlErrors.js"
+import { pgArray } from "../platform/SqlArrays.js"
+import { likePattern } from "../platform/SqlErrors.js"
 import { TenantSql } from "../platform/TenantSql.js"
 
 /** A row of `events`. */
@@ -124,8 +125,6 @@ const COLUMNS = `id, tenant_id, user_id, title, description, start_time, end_tim
 
 /** The columns of an `EventRow`, for other event repos' RETURNING lists. */
 export const EVENT_COLUMNS = COLUMNS
-
-const pgArray = <A>(values: ReadonlyArray<A>) => values as unknown as string
 
 /**
  * Events of the current tenant, and what lists show with them (counts, poll links, the viewer's own RSVP). Lists

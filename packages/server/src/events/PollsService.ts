@@ -11,9 +11,9 @@ import {
 } from "@timebank/domain"
 import { DateTime, Effect, Option } from "effect"
 import { CommunityMember, requireCommunityMember } from "../identity/Policy.js"
+import { requireFeature } from "../platform/FeatureGate.js"
 import { Outbox } from "../platform/Outbox.js"
 import { TenantSql } from "../platform/TenantSql.js"
-import { requireFeature } from "../tenancy/FeatureGate.js"
 import { PollRepo, type PollRow } from "./PollRepo.js"
 
 const gate = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.zipRight(requireFeature("polls"), effect)

@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import { pgArray } from "../platform/SqlArrays.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { EVENT_COLUMNS, type EventInsert, type EventPatch, type EventRow } from "./EventRepo.js"
 
@@ -34,8 +35,6 @@ export interface CreatedOccurrence {
   readonly end_time: Date | null
   readonly occurrence_date: string
 }
-
-const pgArray = <A>(values: ReadonlyArray<A>) => values as unknown as string
 
 /**
  * Recurring series of the current tenant: the rule of a template, its occurrence rows written in one statement, and

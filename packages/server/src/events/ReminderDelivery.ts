@@ -3,6 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { CurrentTenant, type Tenant } from "@timebank/domain"
 import { Cause, Clock, Config, Duration, Effect, Layer, Option } from "effect"
 import { Outbox } from "../platform/Outbox.js"
+import { pgArray } from "../platform/SqlArrays.js"
 import { dieOnSqlError, TenantSql } from "../platform/TenantSql.js"
 import { TenantRepo } from "../tenancy/TenantRepo.js"
 import type { EventRow } from "./EventRepo.js"
@@ -100,8 +101,6 @@ const EVENT_COLUMNS = `id, tenant_id, user_id, title, description, start_time, e
   category_id, group_id, federated_visibility, members_only, status, cancel_reason, cancelled_at,
   is_recurring_template, parent_event_id, to_char(occurrence_date, 'YYYY-MM-DD') AS occurrence_date, series_id,
   created_at, updated_at`
-
-const pgArray = <A>(values: ReadonlyArray<A>) => values as unknown as string
 
 const reasonOf = (cause: Cause.Cause<unknown>) => {
   const error = Cause.squash(cause)

@@ -1,5 +1,6 @@
 import type { ReminderChannel, ReminderOffset, ReminderStatus } from "@timebank/domain"
 import { Effect } from "effect"
+import { pgArray } from "../platform/SqlArrays.js"
 import { TenantSql } from "../platform/TenantSql.js"
 
 /** A row of `event_reminders` as the API shows it. */
@@ -17,8 +18,6 @@ export interface ReminderTarget {
   readonly status: "active" | "cancelled"
   readonly rsvp: string | null
 }
-
-const pgArray = <A>(values: ReadonlyArray<A>) => values as unknown as string
 
 /**
  * Keeps the caller's pending reminders on time when the event's start moves: `scheduled_for` = start − offset.

@@ -12,7 +12,7 @@ import {
 } from "@timebank/domain"
 import { DateTime, Effect, Option } from "effect"
 import { CommunityMember } from "../identity/Policy.js"
-import { requireFeature } from "../tenancy/FeatureGate.js"
+import { requireFeature } from "../platform/FeatureGate.js"
 import { AttendeesRepo, summaryOf } from "./AttendeesRepo.js"
 import { EventRepo } from "./EventRepo.js"
 import { canEditEvent, EventEditor, requireEventEditor, requireEventMember } from "./EventsPolicy.js"

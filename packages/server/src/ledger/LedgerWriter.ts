@@ -9,13 +9,13 @@ import {
   type Posted
 } from "@timebank/domain"
 import { DateTime, Effect, Exit } from "effect"
+import { pgArray } from "../platform/SqlArrays.js"
 import { dieOnSqlError } from "../platform/TenantSql.js"
 import { accountKey, type Decision, type EarlierOutcome, planBatch } from "./LedgerBatch.js"
 
 export type MoveOutcome = Exit.Exit<Posted, InsufficientBalance | IdempotencyConflict>
 
 /** pg binds JS arrays as PostgreSQL arrays; the statement types only know scalars. */
-const pgArray = <A>(values: ReadonlyArray<A>) => values as unknown as string
 
 const refOwner = (ref: AccountRef): number | null =>
   ref._tag === "member" ? ref.userId : ref._tag === "organisation" ? ref.organisationId : null

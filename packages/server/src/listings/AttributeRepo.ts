@@ -1,8 +1,8 @@
 import { type AttributeId, type AttributeType, ListingAttribute } from "@timebank/domain"
 import { Effect, Option } from "effect"
+import { isUniqueViolation } from "../platform/SqlErrors.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import type { AttributeDefinition } from "./AttributeValues.js"
-import { isUniqueViolation } from "./SqlErrors.js"
 
 /** A row of `listing_attributes`. */
 export interface AttributeRow {

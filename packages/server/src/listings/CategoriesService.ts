@@ -10,10 +10,10 @@ import {
 import { Effect, Option } from "effect"
 import { requireTenantAdmin, TenantAdmin } from "../identity/Policy.js"
 import { Outbox } from "../platform/Outbox.js"
+import { slugify, uniqueSlug } from "../platform/Slug.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { type CategoryFields, CategoryRepo, type CategoryRow, type CategoryWrite, toCategory } from "./CategoryRepo.js"
 import { ListingRepo } from "./ListingRepo.js"
-import { slugify, uniqueSlug } from "./Slug.js"
 
 /** Spec "Limits": slug collision retries, 3 attempts. */
 export const SLUG_ATTEMPTS = 3

@@ -1,7 +1,7 @@
 import { Category, type CategoryId, type CategorySummary, type CategoryType } from "@timebank/domain"
 import { Effect, Option } from "effect"
+import { isUniqueViolation } from "../platform/SqlErrors.js"
 import { TenantSql } from "../platform/TenantSql.js"
-import { isUniqueViolation } from "./SqlErrors.js"
 
 /** A row of `categories`. */
 export interface CategoryRow {

@@ -1,7 +1,7 @@
 import type { AttributeValues, ListingStatus, ListingType } from "@timebank/domain"
 import { Effect, Option } from "effect"
+import { likePattern } from "../platform/SqlErrors.js"
 import { TenantSql } from "../platform/TenantSql.js"
-import { likePattern } from "./SqlErrors.js"
 
 /** A row of `listings`. */
 export interface ListingRow {

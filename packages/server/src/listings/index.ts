@@ -6,6 +6,7 @@ import { AdminAttributesHttpLive, AdminCategoriesHttpLive, AdminListingsHttpLive
 import { AttributesHttpLive, CategoriesHttpLive, ListingsHttpLive } from "./ListingsHttp.js"
 import { ListingsService } from "./ListingsService.js"
 
+export * from "../platform/Slug.js"
 export * from "./AdminListingsService.js"
 export * from "./AttributeRepo.js"
 export * from "./AttributesService.js"
@@ -16,7 +17,6 @@ export * from "./ListingRepo.js"
 export * from "./ListingsPolicy.js"
 export * from "./ListingsService.js"
 export * from "./ListingViews.js"
-export * from "./Slug.js"
 
 /** Listings, categories and attributes: the public, member and admin routes (decisions D6). */
 export const ListingsLive = Layer.mergeAll(

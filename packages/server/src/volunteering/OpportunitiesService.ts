@@ -10,10 +10,10 @@ import {
   VOLUNTEERING_PER_PAGE_DEFAULT
 } from "@timebank/domain"
 import { DateTime, Effect, Option } from "effect"
+import { requireFeature } from "../platform/FeatureGate.js"
 import { Outbox } from "../platform/Outbox.js"
 import { idCursorPage } from "../platform/Paging.js"
 import { TenantSql } from "../platform/TenantSql.js"
-import { requireFeature } from "../tenancy/FeatureGate.js"
 import { type OpportunityPatch, OpportunityRepo, type OpportunityRow } from "./OpportunityRepo.js"
 import { OrganisationAccess, OrganisationManager, requireActive, requireNotSuspended } from "./OrganisationPolicy.js"
 

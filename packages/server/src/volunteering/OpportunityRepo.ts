@@ -1,6 +1,6 @@
 import type { OpportunityStatus, OrganisationStatus } from "@timebank/domain"
 import { Effect, Option } from "effect"
-import { likePattern } from "../listings/SqlErrors.js"
+import { likePattern } from "../platform/SqlErrors.js"
 import { TenantSql } from "../platform/TenantSql.js"
 
 /** A row of `vol_opportunities` with the name and status of its organisation (one join, no second query). */

@@ -5,8 +5,8 @@ import {
   type UpdateOrganisation
 } from "@timebank/domain"
 import { Effect, Random } from "effect"
-import { slugify } from "../listings/Slug.js"
 import { Outbox } from "../platform/Outbox.js"
+import { slugify } from "../platform/Slug.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { organisationNotFound } from "./OrganisationPolicy.js"
 import { OrganisationRepo, type OrganisationRow, type OrganisationWrite } from "./OrganisationRepo.js"

@@ -1,7 +1,7 @@
 import type { SqlError } from "@effect/sql/SqlError"
 import type { CurrentTenant, MemberRole, MemberStatus, OrganisationStatus } from "@timebank/domain"
 import { Effect, Option } from "effect"
-import { isUniqueViolation, likePattern } from "../listings/SqlErrors.js"
+import { isUniqueViolation, likePattern } from "../platform/SqlErrors.js"
 import { TenantSql } from "../platform/TenantSql.js"
 
 /** A row of `vol_organisations`. */

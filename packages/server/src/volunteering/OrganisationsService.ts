@@ -11,8 +11,8 @@ import {
 } from "@timebank/domain"
 import { Effect } from "effect"
 import { CommunityMember, requireCommunityMember } from "../identity/Policy.js"
+import { requireFeature } from "../platform/FeatureGate.js"
 import { idCursorPage } from "../platform/Paging.js"
-import { requireFeature } from "../tenancy/FeatureGate.js"
 import {
   OrganisationAccess,
   OrganisationManager,
