@@ -8,6 +8,7 @@ import m0005 from "./0005_listings.js"
 import m0006 from "./0006_volunteering.js"
 import m0007 from "./0007_events.js"
 import m0008 from "./0008_recurrence.js"
+import m0009 from "./0009_outbox_parking.js"
 
 /** Forward-only migrations, in order. A landed migration is never edited; add a new one. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
@@ -18,5 +19,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0005_listings": m0005,
   "0006_volunteering": m0006,
   "0007_events": m0007,
-  "0008_recurrence": m0008
+  "0008_recurrence": m0008,
+  "0009_outbox_parking": m0009
 }

@@ -1,14 +1,25 @@
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
+import { TenantId, UserId } from "@timebank/domain"
 import { Effect } from "effect"
 import { SignJWT } from "jose"
-import { codeOf, type ErrorBody, sortedFieldsOf as fieldsOf } from "./fixtures/bodies.js"
+import { type ErrorBody, sortedFieldsOf as fieldsOf } from "./fixtures/bodies.js"
+import { apiClient, expectError, expectStatus, failureOf } from "./fixtures/client.js"
+import { actor, visitor } from "./fixtures/community.js"
 import { makeTenant, tenantHeaders } from "./fixtures/tenants.js"
 import { rawRequest, TestApp } from "./fixtures/TestApp.js"
-import { authHeaders, login, makeUser, TEST_PASSWORD } from "./fixtures/users.js"
+import { login, makeUser, TEST_PASSWORD } from "./fixtures/users.js"
 
+/** A raw POST addressed to `tenant`, for bodies the contract refuses to send. */
 const post = (tenant: { id: number }, path: string, body: unknown, headers: Record<string, string> = {}) =>
   rawRequest("POST", path, { headers: { ...tenantHeaders(tenant), ...headers }, body: JSON.stringify(body) })
+
+/** The typed client of someone addressing `tenant` without a session. */
+const anonymousIn = (tenant: { id: number }) => Effect.map(visitor(tenant), (v) => v.client)
+
+/** The typed client of a bearer access token in `tenant`. */
+const bearerIn = (tenant: { id: number }, accessToken: string) =>
+  apiClient({ ...tenantHeaders(tenant), authorization: `Bearer ${accessToken}` })
 
 const openTenant = () => makeTenant({ settings: { registration_requires_approval: false } })
 
@@ -21,18 +32,20 @@ layer(TestApp({ LEGACY_JWT_SECRET: LEGACY_SECRET }), { excludeTestServices: true
       it.effect("creates an active member where no approval is required, and records UserRegistered", () =>
         Effect.gen(function*() {
           const tenant = yield* openTenant()
-          const res = yield* post(tenant, "/api/v2/auth/register", {
-            email: "Ann@Example.org",
-            password: "long enough",
-            first_name: "Ann",
-            last_name: "Lee",
-            preferred_language: "de"
-          })
-          assert.strictEqual(res.status, 201)
-          const { data } = res.body as { data: { user: Record<string, unknown>; requires_approval: boolean } }
+          const client = yield* anonymousIn(tenant)
+          const { data } = yield* client.auth.register({
+            payload: {
+              email: "Ann@Example.org",
+              password: "long enough",
+              first_name: "Ann",
+              last_name: "Lee",
+              preferred_language: "de"
+            },
+            withResponse: true
+          }).pipe(expectStatus(201))
           assert.strictEqual(data.requires_approval, false)
           assert.deepInclude(data.user, {
-            tenant_id: tenant.id,
+            tenant_id: TenantId.make(tenant.id),
             email: "Ann@Example.org",
             role: "member",
             status: "active",
@@ -43,54 +56,53 @@ layer(TestApp({ LEGACY_JWT_SECRET: LEGACY_SECRET }), { excludeTestServices: true
           const sql = yield* SqlClient.SqlClient
           const events = yield* sql<{ payload: { user_id: number } }>`
           SELECT payload FROM outbox_events WHERE tenant_id = ${tenant.id} AND event_type = 'UserRegistered'`
-          assert.deepStrictEqual(events.map((e) => e.payload.user_id), [data.user["id"]])
-          const loggedIn = yield* post(tenant, "/api/v2/auth/login", {
-            email: "ann@example.org",
-            password: "long enough"
+          assert.deepStrictEqual(events.map((e) => e.payload.user_id), [data.user.id])
+          yield* client.auth.login({
+            payload: { email: "ann@example.org", password: "long enough" },
+            withResponse: true
           })
-          assert.strictEqual(loggedIn.status, 200)
+            .pipe(expectStatus(200))
         }))
 
       it.effect("leaves the member pending where approval is required (the default); login is 403 until approved", () =>
         Effect.gen(function*() {
           const tenant = yield* makeTenant()
-          const res = yield* post(tenant, "/api/v2/auth/register", {
-            email: "bo@example.org",
-            password: "long enough",
-            first_name: "Bo",
-            last_name: "Ek"
-          })
-          assert.strictEqual(res.status, 201)
-          const { data } = res.body as {
-            data: { user: { status: string; is_approved: boolean }; requires_approval: boolean }
-          }
+          const client = yield* anonymousIn(tenant)
+          const { data } = yield* client.auth.register({
+            payload: { email: "bo@example.org", password: "long enough", first_name: "Bo", last_name: "Ek" },
+            withResponse: true
+          }).pipe(expectStatus(201))
           assert.deepStrictEqual([data.requires_approval, data.user.status, data.user.is_approved], [
             true,
             "pending",
             false
           ])
-          const denied = yield* post(tenant, "/api/v2/auth/login", { email: "bo@example.org", password: "long enough" })
-          assert.strictEqual(denied.status, 403)
-          assert.strictEqual(codeOf(denied.body), "AUTH_ACCOUNT_PENDING_APPROVAL")
+          yield* client.auth.login({ payload: { email: "bo@example.org", password: "long enough" } }).pipe(
+            expectError(403, "AUTH_ACCOUNT_PENDING_APPROVAL")
+          )
         }))
 
       it.effect("refuses a taken e-mail (any case) with 409 on field email; the same e-mail is free in another tenant", () =>
         Effect.gen(function*() {
           const tenant = yield* openTenant()
           const other = yield* openTenant()
-          const body = { email: "cy@example.org", password: "long enough", first_name: "Cy", last_name: "Do" }
-          assert.strictEqual((yield* post(tenant, "/api/v2/auth/register", body)).status, 201)
-          const again = yield* post(tenant, "/api/v2/auth/register", { ...body, email: "CY@example.ORG" })
-          assert.strictEqual(again.status, 409)
-          assert.deepStrictEqual((again.body as ErrorBody).errors, [
+          const payload = { email: "cy@example.org", password: "long enough", first_name: "Cy", last_name: "Do" }
+          const here = yield* anonymousIn(tenant)
+          yield* here.auth.register({ payload, withResponse: true }).pipe(expectStatus(201))
+          const again = yield* here.auth.register({ payload: { ...payload, email: "CY@example.ORG" } }).pipe(
+            expectError(409, "ALREADY_EXISTS")
+          )
+          assert.deepStrictEqual(again.errors, [
             { code: "ALREADY_EXISTS", message: "An account with this e-mail exists", field: "email" }
           ])
-          assert.strictEqual((yield* post(other, "/api/v2/auth/register", body)).status, 201)
+          const there = yield* anonymousIn(other)
+          yield* there.auth.register({ payload, withResponse: true }).pipe(expectStatus(201))
         }))
 
       it.effect("bad input is 422 per field, never 5xx", () =>
         Effect.gen(function*() {
           const tenant = yield* openTenant()
+          // Bodies the contract refuses to send: raw.
           const wrongTypes = yield* post(tenant, "/api/v2/auth/register", {
             email: ["x@example.org"],
             password: 12345678,
@@ -115,15 +127,21 @@ layer(TestApp({ LEGACY_JWT_SECRET: LEGACY_SECRET }), { excludeTestServices: true
         Effect.gen(function*() {
           const tenant = yield* makeTenant()
           const user = yield* makeUser(tenant, { firstName: "Di" })
-          for (const path of ["/api/v2/auth/login", "/api/auth/login"]) {
-            const res = yield* post(tenant, path, { email: user.email.toUpperCase(), password: TEST_PASSWORD })
-            assert.strictEqual(res.status, 200, path)
-            const body = res.body as Record<string, unknown> & { user: Record<string, unknown> }
-            assert.strictEqual(body["token"], body["access_token"])
-            assert.strictEqual(body["token_type"], "Bearer")
-            assert.strictEqual(body["expires_in"], 900)
-            assert.strictEqual(body["refresh_expires_in"], 2_592_000)
-            assert.notStrictEqual(body["refresh_token"], body["access_token"])
+          const client = yield* anonymousIn(tenant)
+          const payload = { email: user.email.toUpperCase(), password: TEST_PASSWORD }
+          for (
+            const signIn of [
+              client.auth.login({ payload, withResponse: true }),
+              client.auth.loginLegacyPath({ payload, withResponse: true })
+            ]
+          ) {
+            const body = yield* signIn.pipe(expectStatus(200))
+            assert.strictEqual(body.token, body.access_token)
+            assert.strictEqual(body.token_type, "Bearer")
+            assert.strictEqual(body.expires_in, 900)
+            assert.strictEqual(body.refresh_expires_in, 2_592_000)
+            assert.notStrictEqual(body.refresh_token, body.access_token)
+            // The decoded user has exactly the fields of the answer (the server encodes with the same schema).
             assert.deepStrictEqual(Object.keys(body.user).sort(), [
               "avatar_url",
               "email",
@@ -140,7 +158,11 @@ layer(TestApp({ LEGACY_JWT_SECRET: LEGACY_SECRET }), { excludeTestServices: true
               "status",
               "tenant_id"
             ])
-            assert.deepInclude(body.user, { id: user.id, first_name: "Di", tenant_id: tenant.id })
+            assert.deepInclude(body.user, {
+              id: UserId.make(user.id),
+              first_name: "Di",
+              tenant_id: TenantId.make(tenant.id)
+            })
           }
         }))
 
@@ -148,17 +170,17 @@ layer(TestApp({ LEGACY_JWT_SECRET: LEGACY_SECRET }), { excludeTestServices: true
         Effect.gen(function*() {
           const tenant = yield* makeTenant()
           const user = yield* makeUser(tenant)
-          const timed = (body: unknown) =>
+          const client = yield* anonymousIn(tenant)
+          const timed = (payload: { email: string; password: string }) =>
             Effect.gen(function*() {
               const start = performance.now()
-              const res = yield* post(tenant, "/api/v2/auth/login", body)
+              const res = yield* client.auth.login({ payload }).pipe(expectError(401, "AUTH_INVALID_CREDENTIALS"))
               return { res, ms: performance.now() - start }
             })
           const wrong = yield* timed({ email: user.email, password: "not the password" })
           const unknown = yield* timed({ email: "nobody@example.org", password: "not the password" })
           for (const { res } of [wrong, unknown]) {
-            assert.strictEqual(res.status, 401)
-            assert.deepStrictEqual((res.body as ErrorBody).errors, [
+            assert.deepStrictEqual(res.errors, [
               { code: "AUTH_INVALID_CREDENTIALS", message: "E-mail or password is wrong" }
             ])
           }
@@ -169,12 +191,14 @@ layer(TestApp({ LEGACY_JWT_SECRET: LEGACY_SECRET }), { excludeTestServices: true
       it.effect("suspended and banned accounts are 403 AUTH_ACCOUNT_SUSPENDED; wrong types are 422", () =>
         Effect.gen(function*() {
           const tenant = yield* makeTenant()
+          const client = yield* anonymousIn(tenant)
           for (const status of ["suspended", "banned"] as const) {
             const user = yield* makeUser(tenant, { status })
-            const res = yield* post(tenant, "/api/v2/auth/login", { email: user.email, password: TEST_PASSWORD })
-            assert.strictEqual(res.status, 403)
-            assert.strictEqual(codeOf(res.body), "AUTH_ACCOUNT_SUSPENDED")
+            yield* client.auth.login({ payload: { email: user.email, password: TEST_PASSWORD } }).pipe(
+              expectError(403, "AUTH_ACCOUNT_SUSPENDED")
+            )
           }
+          // Bodies the contract refuses to send: raw.
           const wrongTypes = yield* post(tenant, "/api/v2/auth/login", { email: ["a"], password: 5 })
           assert.strictEqual(wrongTypes.status, 422)
           assert.deepStrictEqual(fieldsOf(wrongTypes.body), ["email", "password"])
@@ -190,34 +214,26 @@ layer(TestApp({ LEGACY_JWT_SECRET: LEGACY_SECRET }), { excludeTestServices: true
           const tenant = yield* makeTenant()
           const user = yield* makeUser(tenant)
           const first = yield* login(user)
-          const rotated = yield* post(tenant, "/api/v2/auth/refresh", { refresh_token: first.refresh_token })
-          assert.strictEqual(rotated.status, 200)
-          const second = rotated.body as { access_token: string; refresh_token: string; user: { id: number } }
+          const client = yield* anonymousIn(tenant)
+          const refresh = (refresh_token: string) =>
+            client.auth.refresh({ payload: { refresh_token }, withResponse: true })
+          const second = yield* refresh(first.refresh_token).pipe(expectStatus(200))
           assert.notStrictEqual(second.refresh_token, first.refresh_token)
           assert.strictEqual(second.user.id, user.id)
 
-          const race = yield* post(tenant, "/api/v2/auth/refresh", { refresh_token: first.refresh_token })
-          assert.strictEqual(race.status, 409)
-          assert.strictEqual(codeOf(race.body), "AUTH_REFRESH_SUPERSEDED")
-          const stillFine = yield* rawRequest("GET", "/api/v2/users/me", {
-            headers: { ...tenantHeaders(tenant), authorization: `Bearer ${second.access_token}` }
-          })
-          assert.strictEqual(stillFine.status, 200, "a reuse inside the grace window revokes nothing")
+          yield* refresh(first.refresh_token).pipe(expectError(409, "AUTH_REFRESH_SUPERSEDED"))
+          // A reuse inside the grace window revokes nothing.
+          const secondSession = yield* bearerIn(tenant, second.access_token)
+          yield* secondSession.users.me({ withResponse: true }).pipe(expectStatus(200))
 
           // Later reuse of the consumed token is treated as theft: the family dies.
           yield* sql`UPDATE refresh_tokens SET consumed_at = now() - interval '10 seconds' WHERE consumed_at IS NOT NULL
                    AND session_id = (SELECT session_id FROM refresh_tokens WHERE consumed_at IS NOT NULL
                                      ORDER BY consumed_at DESC LIMIT 1)`
-          const replay = yield* post(tenant, "/api/v2/auth/refresh", { refresh_token: first.refresh_token })
-          assert.strictEqual(replay.status, 401)
-          assert.strictEqual(codeOf(replay.body), "AUTH_TOKEN_EXPIRED")
-          const newest = yield* post(tenant, "/api/v2/auth/refresh", { refresh_token: second.refresh_token })
+          yield* refresh(first.refresh_token).pipe(expectError(401, "AUTH_TOKEN_EXPIRED"))
+          const newest = yield* failureOf(refresh(second.refresh_token))
           assert.strictEqual(newest.status, 401)
-          const access = yield* rawRequest("GET", "/api/v2/users/me", {
-            headers: { ...tenantHeaders(tenant), authorization: `Bearer ${second.access_token}` }
-          })
-          assert.strictEqual(access.status, 401)
-          assert.strictEqual(codeOf(access.body), "AUTH_REQUIRED")
+          yield* secondSession.users.me().pipe(expectError(401, "AUTH_REQUIRED"))
         }))
 
       it.effect("refresh with an unknown, non-string or other tenant's token is refused without a 5xx", () =>
@@ -226,14 +242,18 @@ layer(TestApp({ LEGACY_JWT_SECRET: LEGACY_SECRET }), { excludeTestServices: true
           const other = yield* makeTenant()
           const user = yield* makeUser(tenant)
           const tokens = yield* login(user)
-          const unknown = yield* post(tenant, "/api/v2/auth/refresh", { refresh_token: "nope" })
-          assert.deepStrictEqual([unknown.status, codeOf(unknown.body)], [401, "AUTH_TOKEN_EXPIRED"])
+          const here = yield* anonymousIn(tenant)
+          const there = yield* anonymousIn(other)
+          yield* here.auth.refresh({ payload: { refresh_token: "nope" } }).pipe(expectError(401, "AUTH_TOKEN_EXPIRED"))
+          // A body the contract refuses to send: raw.
           const notString = yield* post(tenant, "/api/v2/auth/refresh", { refresh_token: 42 })
           assert.deepStrictEqual([notString.status, fieldsOf(notString.body)], [422, ["refresh_token"]])
-          const elsewhere = yield* post(other, "/api/v2/auth/refresh", { refresh_token: tokens.refresh_token })
+          const elsewhere = yield* failureOf(there.auth.refresh({ payload: { refresh_token: tokens.refresh_token } }))
           assert.strictEqual(elsewhere.status, 401)
-          const home = yield* post(tenant, "/api/v2/auth/refresh", { refresh_token: tokens.refresh_token })
-          assert.strictEqual(home.status, 200, "a refused attempt elsewhere does not consume the token")
+          // A refused attempt elsewhere does not consume the token.
+          yield* here.auth.refresh({ payload: { refresh_token: tokens.refresh_token }, withResponse: true }).pipe(
+            expectStatus(200)
+          )
         }))
 
       it.effect("logout stops the session's access and refresh tokens at once", () =>
@@ -241,14 +261,13 @@ layer(TestApp({ LEGACY_JWT_SECRET: LEGACY_SECRET }), { excludeTestServices: true
           const tenant = yield* makeTenant()
           const user = yield* makeUser(tenant)
           const tokens = yield* login(user)
-          const headers = { ...tenantHeaders(tenant), authorization: `Bearer ${tokens.access_token}` }
-          const out = yield* rawRequest("POST", "/api/v2/auth/logout", { headers })
-          assert.deepStrictEqual([out.status, out.body], [200, { data: { logged_out: true }, meta: {} }])
-          const me = yield* rawRequest("GET", "/api/v2/users/me", { headers })
-          assert.deepStrictEqual([me.status, codeOf(me.body)], [401, "AUTH_REQUIRED"])
-          const refreshed = yield* post(tenant, "/api/v2/auth/refresh", { refresh_token: tokens.refresh_token })
+          const client = yield* bearerIn(tenant, tokens.access_token)
+          const out = yield* client.session.logout({ withResponse: true }).pipe(expectStatus(200))
+          assert.deepStrictEqual(out, { data: { logged_out: true }, meta: {} })
+          yield* client.users.me().pipe(expectError(401, "AUTH_REQUIRED"))
+          const refreshed = yield* failureOf(client.auth.refresh({ payload: { refresh_token: tokens.refresh_token } }))
           assert.strictEqual(refreshed.status, 401)
-          const again = yield* rawRequest("POST", "/api/v2/auth/logout", { headers })
+          const again = yield* failureOf(client.session.logout())
           assert.strictEqual(again.status, 401)
         }))
 
@@ -258,15 +277,11 @@ layer(TestApp({ LEGACY_JWT_SECRET: LEGACY_SECRET }), { excludeTestServices: true
           const b = yield* makeTenant()
           const user = yield* makeUser(a)
           const tokens = yield* login(user)
-          const crossed = yield* rawRequest("GET", "/api/v2/users/me", {
-            headers: { ...tenantHeaders(b), authorization: `Bearer ${tokens.access_token}` }
-          })
-          assert.deepStrictEqual([crossed.status, codeOf(crossed.body)], [401, "AUTH_REQUIRED"])
+          const crossed = yield* bearerIn(b, tokens.access_token)
+          yield* crossed.users.me().pipe(expectError(401, "AUTH_REQUIRED"))
           for (const authorization of [undefined, "Bearer ", "Bearer junk", "Basic abc"]) {
-            const res = yield* rawRequest("GET", "/api/v2/users/me", {
-              headers: { ...tenantHeaders(a), ...(authorization ? { authorization } : {}) }
-            })
-            assert.deepStrictEqual([res.status, codeOf(res.body)], [401, "AUTH_REQUIRED"], String(authorization))
+            const client = yield* apiClient({ ...tenantHeaders(a), ...(authorization ? { authorization } : {}) })
+            yield* client.users.me().pipe(expectError(401, "AUTH_REQUIRED"))
           }
         }))
     })
@@ -275,18 +290,17 @@ layer(TestApp({ LEGACY_JWT_SECRET: LEGACY_SECRET }), { excludeTestServices: true
       const sign = (claims: Record<string, unknown>, secret = LEGACY_SECRET, alg = "HS256") =>
         Effect.promise(() => new SignJWT(claims).setProtectedHeader({ alg }).sign(new TextEncoder().encode(secret)))
       const me = (tenant: { id: number }, token: string) =>
-        rawRequest("GET", "/api/v2/users/me", {
-          headers: { ...tenantHeaders(tenant), authorization: `Bearer ${token}` }
-        })
+        Effect.flatMap(bearerIn(tenant, token), (client) => client.users.me({ withResponse: true }))
       const inAnHour = () => Math.floor(Date.now() / 1000) + 3600
 
       it.effect("an HS256 JWT with user_id, tenant_id and exp is accepted", () =>
         Effect.gen(function*() {
           const tenant = yield* makeTenant()
           const user = yield* makeUser(tenant)
-          const res = yield* me(tenant, yield* sign({ user_id: user.id, tenant_id: tenant.id, exp: inAnHour() }))
-          assert.strictEqual(res.status, 200)
-          assert.strictEqual((res.body as { data: { id: number } }).data.id, user.id)
+          const res = yield* me(tenant, yield* sign({ user_id: user.id, tenant_id: tenant.id, exp: inAnHour() })).pipe(
+            expectStatus(200)
+          )
+          assert.strictEqual(res.data.id, user.id)
         }))
 
       it.effect("bad signature, expiry, alg none, another algorithm, missing exp, or another tenant are 401", () =>
@@ -309,10 +323,7 @@ layer(TestApp({ LEGACY_JWT_SECRET: LEGACY_SECRET }), { excludeTestServices: true
             ["claims name another tenant", yield* sign({ ...claims, tenant_id: other.id }), tenant],
             ["used on another tenant", yield* sign(claims), other]
           ]
-          for (const [name, token, on] of cases) {
-            const res = yield* me(on, token)
-            assert.deepStrictEqual([res.status, codeOf(res.body)], [401, "AUTH_REQUIRED"], name)
-          }
+          for (const [, token, on] of cases) yield* me(on, token).pipe(expectError(401, "AUTH_REQUIRED"))
         }))
     })
 
@@ -327,10 +338,10 @@ layer(TestApp({ LEGACY_JWT_SECRET: LEGACY_SECRET }), { excludeTestServices: true
         Effect.gen(function*() {
           const tenant = yield* makeTenant()
           const user = yield* makeUser(tenant)
-          const res = yield* post(tenant, "/api/v2/auth/login", {
-            email: user.email,
-            password: TEST_PASSWORD,
-            remember: "cookie"
+          const anonymous = yield* anonymousIn(tenant)
+          const [, res] = yield* anonymous.auth.login({
+            payload: { email: user.email, password: TEST_PASSWORD, remember: "cookie" },
+            withResponse: true
           })
           assert.strictEqual(res.status, 200)
           const setCookie = res.headers["set-cookie"]
@@ -338,48 +349,34 @@ layer(TestApp({ LEGACY_JWT_SECRET: LEGACY_SECRET }), { excludeTestServices: true
           assert.match(setCookie ?? "", /SameSite=Lax/i)
           const session = cookieValue(setCookie, "tb_session")!
 
-          const withCookie = (cookie: string, extra: Record<string, string> = {}) => ({
-            ...tenantHeaders(tenant),
-            cookie,
-            ...extra
-          })
-          const read = yield* rawRequest("GET", "/api/v2/users/me", { headers: withCookie(`tb_session=${session}`) })
-          assert.strictEqual(read.status, 200)
+          const withCookie = (cookie: string, extra: Record<string, string> = {}) =>
+            apiClient({ ...tenantHeaders(tenant), cookie, ...extra })
+          const sessionOnly = yield* withCookie(`tb_session=${session}`)
+          yield* sessionOnly.users.me({ withResponse: true }).pipe(expectStatus(200))
 
-          const body = JSON.stringify({ first_name: "Cookie" })
-          const noCsrf = yield* rawRequest("PUT", "/api/v2/users/me", {
-            headers: withCookie(`tb_session=${session}`),
-            body
-          })
-          assert.deepStrictEqual([noCsrf.status, codeOf(noCsrf.body)], [403, "CSRF_TOKEN_MISMATCH"])
+          const payload = { first_name: "Cookie" }
+          yield* sessionOnly.users.updateMe({ payload }).pipe(expectError(403, "CSRF_TOKEN_MISMATCH"))
 
-          const csrf = yield* rawRequest("GET", "/api/v2/csrf-token", { headers: tenantHeaders(tenant) })
-          const token = (csrf.body as { success: boolean; data: { csrf_token: string } }).data.csrf_token
-          assert.strictEqual((csrf.body as { success: boolean }).success, true)
-          assert.strictEqual(cookieValue(csrf.headers["set-cookie"], "tb_csrf"), token)
+          const [csrf, csrfResponse] = yield* anonymous.auth.csrfToken({ withResponse: true })
+          const token = csrf.data.csrf_token
+          assert.strictEqual(csrf.success, true)
+          assert.strictEqual(cookieValue(csrfResponse.headers["set-cookie"], "tb_csrf"), token)
 
-          const wrongCsrf = yield* rawRequest("PUT", "/api/v2/users/me", {
-            headers: withCookie(`tb_session=${session}; tb_csrf=${token}`, { "x-csrf-token": "forged" }),
-            body
-          })
+          const forged = yield* withCookie(`tb_session=${session}; tb_csrf=${token}`, { "x-csrf-token": "forged" })
+          const wrongCsrf = yield* failureOf(forged.users.updateMe({ payload }))
           assert.strictEqual(wrongCsrf.status, 403)
-          const ok = yield* rawRequest("PUT", "/api/v2/users/me", {
-            headers: withCookie(`tb_session=${session}; tb_csrf=${token}`, { "x-csrf-token": token }),
-            body
-          })
-          assert.strictEqual(ok.status, 200)
-          assert.strictEqual((ok.body as { data: { first_name: string } }).data.first_name, "Cookie")
+          const withCsrf = yield* withCookie(`tb_session=${session}; tb_csrf=${token}`, { "x-csrf-token": token })
+          const ok = yield* withCsrf.users.updateMe({ payload, withResponse: true }).pipe(expectStatus(200))
+          assert.strictEqual(ok.data.first_name, "Cookie")
 
-          const bearer = yield* authHeaders(user)
-          const bearerWrite = yield* rawRequest("PUT", "/api/v2/users/me", { headers: bearer, body })
-          assert.strictEqual(bearerWrite.status, 200, "bearer callers never need a CSRF token")
+          // Bearer callers never need a CSRF token.
+          const bearer = yield* actor(user)
+          yield* bearer.client.users.updateMe({ payload, withResponse: true }).pipe(expectStatus(200))
 
-          const out = yield* rawRequest("POST", "/api/v2/auth/logout", {
-            headers: withCookie(`tb_session=${session}; tb_csrf=${token}`, { "x-csrf-token": token })
-          })
+          const [, out] = yield* withCsrf.session.logout({ withResponse: true })
           assert.strictEqual(out.status, 200)
           assert.match(out.headers["set-cookie"] ?? "", /tb_session=;.*Max-Age=0/i)
-          const after = yield* rawRequest("GET", "/api/v2/users/me", { headers: withCookie(`tb_session=${session}`) })
+          const after = yield* failureOf(sessionOnly.users.me())
           assert.strictEqual(after.status, 401)
         }))
     })
@@ -389,27 +386,22 @@ layer(TestApp({ LEGACY_JWT_SECRET: LEGACY_SECRET }), { excludeTestServices: true
         Effect.gen(function*() {
           const tenant = yield* makeTenant()
           const user = yield* makeUser(tenant)
-          const headers = yield* authHeaders(user)
-          const put = yield* rawRequest("PUT", "/api/v2/users/me", {
-            headers,
-            body: JSON.stringify({
-              bio: "I fix bikes",
-              location: "Ghent",
-              preferred_language: "fr",
-              federation_opt_in: true
-            })
-          })
-          assert.strictEqual(put.status, 200)
-          const me = yield* rawRequest("GET", "/api/v2/users/me", { headers })
-          assert.deepInclude((me.body as { data: object }).data, {
-            id: user.id,
+          const { client, headers } = yield* actor(user)
+          yield* client.users.updateMe({
+            payload: { bio: "I fix bikes", location: "Ghent", preferred_language: "fr", federation_opt_in: true },
+            withResponse: true
+          }).pipe(expectStatus(200))
+          const me = yield* client.users.me()
+          assert.deepInclude(me.data, {
+            id: UserId.make(user.id),
             bio: "I fix bikes",
             location: "Ghent",
             preferred_language: "fr",
             federation_opt_in: true
           })
-          const cleared = yield* rawRequest("PUT", "/api/v2/users/me", { headers, body: JSON.stringify({ bio: null }) })
-          assert.strictEqual((cleared.body as { data: { bio: null } }).data.bio, null)
+          const cleared = yield* client.users.updateMe({ payload: { bio: null } })
+          assert.strictEqual(cleared.data.bio, null)
+          // A body the contract refuses to send: raw.
           const bad = yield* rawRequest("PUT", "/api/v2/users/me", {
             headers,
             body: JSON.stringify({ preferred_language: "it", first_name: 3 })
@@ -420,20 +412,18 @@ layer(TestApp({ LEGACY_JWT_SECRET: LEGACY_SECRET }), { excludeTestServices: true
       it.effect("notification preferences default on and merge partial updates", () =>
         Effect.gen(function*() {
           const tenant = yield* makeTenant()
-          const headers = yield* authHeaders(yield* makeUser(tenant))
-          const initial = yield* rawRequest("GET", "/api/v2/users/me/notifications", { headers })
-          assert.deepStrictEqual((initial.body as { data: object }).data, {
+          const { client, headers } = yield* actor(yield* makeUser(tenant))
+          const initial = yield* client.users.notifications()
+          assert.deepStrictEqual(initial.data, {
             email_transactions: true,
             email_messages: true,
             email_reviews: true,
             push_enabled: true
           })
-          yield* rawRequest("PUT", "/api/v2/users/me/notifications", {
-            headers,
-            body: JSON.stringify({ email_reviews: false })
-          })
-          const after = yield* rawRequest("GET", "/api/v2/users/me/notifications", { headers })
-          assert.deepInclude((after.body as { data: object }).data, { email_reviews: false, email_messages: true })
+          yield* client.users.updateNotifications({ payload: { email_reviews: false } })
+          const after = yield* client.users.notifications()
+          assert.deepInclude(after.data, { email_reviews: false, email_messages: true })
+          // A body the contract refuses to send: raw.
           const bad = yield* rawRequest("PUT", "/api/v2/users/me/notifications", {
             headers,
             body: JSON.stringify({ push_enabled: "yes" })
@@ -445,21 +435,31 @@ layer(TestApp({ LEGACY_JWT_SECRET: LEGACY_SECRET }), { excludeTestServices: true
         Effect.gen(function*() {
           const tenant = yield* makeTenant()
           const other = yield* makeTenant()
-          const viewer = yield* authHeaders(yield* makeUser(tenant))
+          const viewer = yield* actor(yield* makeUser(tenant))
           const neighbour = yield* makeUser(tenant, { firstName: "Eve" })
           const stranger = yield* makeUser(other)
-          const res = yield* rawRequest("GET", `/api/v2/users/${neighbour.id}`, { headers: viewer })
-          assert.strictEqual(res.status, 200)
-          const data = (res.body as { data: Record<string, unknown> }).data
-          assert.strictEqual(data["first_name"], "Eve")
-          assert.notProperty(data, "email")
-          for (const id of [String(stranger.id), "abc", "0"]) {
-            const missing = yield* rawRequest("GET", `/api/v2/users/${id}`, { headers: viewer })
-            assert.deepStrictEqual([missing.status, codeOf(missing.body)], [404, "NOT_FOUND"], id)
-          }
-          const anonymous = yield* rawRequest("GET", `/api/v2/users/${neighbour.id}`, {
-            headers: tenantHeaders(tenant)
+          const profile = yield* viewer.client.users.get({
+            path: { id: UserId.make(neighbour.id) },
+            withResponse: true
           })
+            .pipe(expectStatus(200))
+          assert.strictEqual(profile.data.first_name, "Eve")
+          // What goes over the wire, not only what the contract decodes: raw.
+          const res = yield* rawRequest("GET", `/api/v2/users/${neighbour.id}`, { headers: viewer.headers })
+          assert.notProperty((res.body as { data: Record<string, unknown> }).data, "email")
+          yield* viewer.client.users.get({ path: { id: UserId.make(stranger.id) } }).pipe(expectError(404, "NOT_FOUND"))
+          // Ids the contract cannot express: raw.
+          for (const id of ["abc", "0"]) {
+            const missing = yield* rawRequest("GET", `/api/v2/users/${id}`, { headers: viewer.headers })
+            assert.deepStrictEqual(
+              [missing.status, (missing.body as ErrorBody).errors[0]!.code],
+              [404, "NOT_FOUND"],
+              id
+            )
+          }
+          const anonymous = yield* failureOf(
+            Effect.flatMap(anonymousIn(tenant), (c) => c.users.get({ path: { id: UserId.make(neighbour.id) } }))
+          )
           assert.strictEqual(anonymous.status, 401)
         }))
     })

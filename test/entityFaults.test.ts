@@ -4,6 +4,7 @@ import { LedgerEntity, type Move } from "@timebank/domain"
 import { Cause, Deferred, Duration, Effect, Exit, Fiber, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { dataOf } from "./fixtures/bodies.js"
+import { community } from "./fixtures/community.js"
 import { makeEvent } from "./fixtures/events.js"
 import {
   answersAtOnce,
@@ -16,10 +17,10 @@ import {
   withRequestId
 } from "./fixtures/faults.js"
 import { balanceOf, countTransactions, fund, transfer, verifyLedger } from "./fixtures/ledger.js"
-import { makeSignedInMembers, signIn } from "./fixtures/members.js"
+import { makeSignedInMembers } from "./fixtures/members.js"
 import { makeTenant } from "./fixtures/tenants.js"
 import { rawRequest } from "./fixtures/TestApp.js"
-import { makeAdmin, makeUser } from "./fixtures/users.js"
+import { makeUser } from "./fixtures/users.js"
 
 type Headers = Record<string, string>
 type RsvpAnswer = {
@@ -30,24 +31,21 @@ type RsvpAnswer = {
 
 const faults = makeFaults()
 
-/** A community whose Ann holds `hours`, with Bob and Cat; everyone signed in. */
+/** The shared community, its member Ann holding `hours`, with Bob (the other) and Cat; everyone signed in. */
 const ledgerCommunity = (hours: number) =>
-  Effect.gen(function*() {
-    const tenant = yield* makeTenant({ settings: { starting_balance: 0 } })
-    const admin = yield* signIn(yield* makeAdmin(tenant))
-    const [annUser, bobUser, catUser] = yield* Effect.all([makeUser(tenant), makeUser(tenant), makeUser(tenant)])
-    yield* fund(admin, annUser!.id, hours)
-    return {
-      tenant,
-      admin,
-      ann: yield* signIn(annUser!),
-      bob: yield* signIn(bobUser!),
-      cat: yield* signIn(catUser!),
-      annId: annUser!.id,
-      bobId: bobUser!.id,
-      catId: catUser!.id
-    }
-  })
+  Effect.map(
+    community({ settings: { starting_balance: 0 }, signIn: "token", members: 1, fund: { member: hours } }),
+    (c) => ({
+      tenant: c.tenant,
+      admin: c.admin.headers,
+      ann: c.member.headers,
+      bob: c.other.headers,
+      cat: c.members[0]!.headers,
+      annId: c.member.id,
+      bobId: c.other.id,
+      catId: c.members[0]!.id
+    })
+  )
 
 /**
  * Sends `slow` (a request whose write the faulty layer holds for a moment), then `during` while that write is in

@@ -3,6 +3,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import { dataOf } from "./fixtures/bodies.js"
+import { community } from "./fixtures/community.js"
 import { makeEvent } from "./fixtures/events.js"
 import {
   answersAtOnce,
@@ -13,11 +14,10 @@ import {
   withRequestId
 } from "./fixtures/faults.js"
 import { balanceOf, fund, transfer, verifyLedger } from "./fixtures/ledger.js"
-import { makeSignedInMembers, signIn } from "./fixtures/members.js"
-import { makeTenant } from "./fixtures/tenants.js"
+import { makeSignedInMembers } from "./fixtures/members.js"
 import { rawRequest } from "./fixtures/TestApp.js"
 import { freshDatabase } from "./fixtures/TestDatabase.js"
-import { makeAdmin, makeUser } from "./fixtures/users.js"
+import { makeUser } from "./fixtures/users.js"
 
 type Server = Layer.Layer.Success<ReturnType<typeof FaultyServerOn>>
 
@@ -37,12 +37,12 @@ describe("entities on two runners (socket mode) with faulty writes", () => {
         const onB = <X, E>(effect: Effect.Effect<X, E, Server>) => Effect.provide(effect, b)
         const on = (i: number) => (i % 2 === 0 ? onA : onB)
 
-        const tenant = yield* onA(makeTenant({ settings: { starting_balance: 0 } }))
-        const admin = yield* onA(signIn(yield* onA(makeAdmin(tenant))))
-        const payer = yield* onA(makeUser(tenant))
-        const payee = yield* onA(makeUser(tenant))
-        const payerHeaders = yield* onA(signIn(payer))
-        yield* onB(fund(admin, payer.id, 20))
+        // The member pays the other; funded through the other process.
+        const c = yield* onA(community({ settings: { starting_balance: 0 }, signIn: "token" }))
+        const { tenant } = c
+        const payee = c.other
+        const payerHeaders = c.member.headers
+        yield* onB(fund(c.admin.headers, c.member.id, 20))
 
         // Each process sends a bad move among good ones: whichever runner owns the community's ledger, one of the
         // bad moves' defects comes back over the wire from the other process.

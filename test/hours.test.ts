@@ -1,35 +1,44 @@
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
-import type { Tenant } from "@timebank/domain"
+import type { LogHours, Tenant } from "@timebank/domain"
+import { HourLogId, OpportunityId, OrganisationId, RecordId } from "@timebank/domain"
 import { Effect } from "effect"
-import { codeOf, dataOf, errorsOf, fieldsOf, metaOf } from "./fixtures/bodies.js"
+import { codeOf, dataOf, fieldsOf, metaOf } from "./fixtures/bodies.js"
+import { type ApiClient, apiClient, expectError, expectStatus, pageCursor, statusOf } from "./fixtures/client.js"
+import { actor } from "./fixtures/community.js"
 import { balanceOf, fund, verifyLedger } from "./fixtures/ledger.js"
 import { makeTenant, tenantHeaders } from "./fixtures/tenants.js"
 import { rawRequest, TestApp } from "./fixtures/TestApp.js"
-import { authHeaders, makeAdmin, makeSuperAdmin, makeUser, type TestUser } from "./fixtures/users.js"
+import { authHeaders, makeSuperAdmin, makeUser, type TestUser } from "./fixtures/users.js"
 import {
+  clientFromAnyIp,
   depositToOrganisation,
+  expectWire,
   makeApplication,
   makeHours,
-  makeMembership,
   makeOpportunity,
   makeOrganisation,
   organisationBalance,
-  type TestOrganisation
+  staffedCommunity,
+  type TestOrganisation,
+  wireClient
 } from "./fixtures/volunteering.js"
 
 type Headers = Record<string, string>
 type Method = "GET" | "POST" | "PUT"
-type Payment = { status: string; transaction_id: number | null; amount: number | null }
-type HourLogView = { id: number; status: string; payment: Payment; reviewed_at: string | null }
+type Caller = { readonly client: ApiClient }
+
+const includes = (actual: unknown, expected: Record<string, unknown>) =>
+  assert.deepInclude<Record<string, unknown>>(actual as Record<string, unknown>, expected)
 
 const VOLUNTEERING = "/api/v2/volunteering"
 const HOURS = `${VOLUNTEERING}/hours`
 
+/** For what the typed client cannot send: odd bodies, ids that are not ids, and exact wire shapes. */
 const call = (method: Method, path: string, headers: Headers, body?: unknown) =>
   rawRequest(method, path, { headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
 
-const expectStatus = (res: { status: number; text: string; body: unknown }, status: number, code?: string) => {
+const expectRaw = (res: { status: number; text: string; body: unknown }, status: number, code?: string) => {
   assert.strictEqual(res.status, status, res.text)
   if (code !== undefined) assert.strictEqual(codeOf(res.body), code, res.text)
 }
@@ -51,74 +60,41 @@ const autoPayments = (tenant: Tenant, hourLogId: number) =>
 const utcDay = (offsetDays: number) => new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10)
 
 /**
- * A community with an active organisation (auto-pay as given): its creator (owner), an organisation admin, a plain
- * organisation member, a community admin outside the organisation, and a volunteer with an approved application.
+ * The shared community with an active organisation (auto-pay as given): Olga Owner (its creator), Abe Orgadmin (its
+ * admin), Pia Plain (a plain member of it), Ada Admin (the community admin, outside it), and Mia Member as the
+ * volunteer, with an approved application to its "Food sorting" opportunity.
  */
 const community = (options: { readonly autoPay?: boolean; readonly features?: Record<string, boolean> } = {}) =>
   Effect.gen(function*() {
-    const tenant = yield* makeTenant({
-      settings: { starting_balance: 0 },
+    const c = yield* staffedCommunity({
+      organisation: { autoPay: options.autoPay ?? false },
       ...(options.features === undefined ? {} : { features: options.features })
     })
-    const owner = yield* makeUser(tenant, { firstName: "Olga", lastName: "Owner" })
-    const orgAdmin = yield* makeUser(tenant, { firstName: "Abe", lastName: "Orgadmin" })
-    const plain = yield* makeUser(tenant, { firstName: "Pia", lastName: "Plain" })
-    const admin = yield* makeAdmin(tenant, { firstName: "Ada", lastName: "Admin" })
-    const volunteer = yield* makeUser(tenant, { firstName: "Vic", lastName: "Volunteer" })
-    const organisation = yield* makeOrganisation(owner, { autoPay: options.autoPay ?? false })
-    yield* makeMembership(organisation, orgAdmin, "admin")
-    yield* makeMembership(organisation, plain, "member")
-    const opportunity = yield* makeOpportunity(organisation, { title: "Food sorting" })
-    yield* makeApplication(opportunity, volunteer, "approved")
-    const [ownerH, orgAdminH, plainH, adminH, volunteerH] = yield* Effect.all(
-      [owner, orgAdmin, plain, admin, volunteer].map((user) => authHeaders(user)),
-      { concurrency: 5 }
-    )
-    return {
-      tenant,
-      owner,
-      orgAdmin,
-      plain,
-      admin,
-      volunteer,
-      organisation,
-      opportunity,
-      ownerH: ownerH!,
-      orgAdminH: orgAdminH!,
-      plainH: plainH!,
-      adminH: adminH!,
-      volunteerH: volunteerH!,
-      adminHeaders: adminH!,
-      anonymous: tenantHeaders(tenant)
-    }
+    const opportunity = yield* makeOpportunity(c.organisation, { title: "Food sorting" })
+    yield* makeApplication(opportunity, c.member, "approved")
+    return { ...c, volunteer: c.member, opportunity }
   })
 
 type Community = Effect.Effect.Success<ReturnType<typeof community>>
 
 /** The volunteer logs hours through the API; returns the created log. */
-const logHours = (c: Community, hours: number, body: Record<string, unknown> = {}) =>
+const logHours = (c: Community, hours: number, payload: Partial<LogHours> = {}) =>
   Effect.map(
-    call("POST", HOURS, c.volunteerH, {
-      organisation_id: c.organisation.id,
-      date: utcDay(-1),
-      hours,
-      description: "Sorted tins",
-      ...body
-    }),
-    (res) => {
-      expectStatus(res, 201)
-      return dataOf<HourLogView>(res.body)
-    }
+    c.volunteer.client.hours.log({
+      payload: { organisation_id: c.organisation.id, date: utcDay(-1), hours, description: "Sorted tins", ...payload },
+      withResponse: true
+    }).pipe(expectStatus(201)),
+    (res) => res.data
   )
 
-const review = (id: number, headers: Headers, status: "approved" | "declined") =>
-  call("PUT", `${HOURS}/${id}`, headers, { status })
+const review = (id: HourLogId, who: Caller, status: "approved" | "declined") =>
+  who.client.hours.review({ path: { id }, payload: { status }, withResponse: true })
 
 /** Gives the owner `hours` from the treasury and deposits them into the organisation's wallet. */
 const fundOrganisation = (c: Community, hours: number) =>
   Effect.gen(function*() {
-    yield* fund(c.adminHeaders, c.owner.id, hours)
-    yield* depositToOrganisation(c.ownerH, c.organisation, hours)
+    yield* fund(c.admin.headers, c.owner.id, hours)
+    yield* depositToOrganisation(c.owner, c.organisation, hours)
   })
 
 const summary = (user: TestUser, first: string, last: string) => ({
@@ -144,21 +120,22 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("volunte
       Effect.gen(function*() {
         const c = yield* community()
         const date = utcDay(0)
-        const res = yield* call("POST", HOURS, c.volunteerH, {
+        // Raw: the description is trimmed by the server, and the answer must have exactly these fields.
+        const res = yield* call("POST", HOURS, c.volunteer.headers, {
           organisation_id: c.organisation.id,
           opportunity_id: c.opportunity.id,
           date,
           hours: 2.75,
           description: "  Sorted tins  "
         })
-        expectStatus(res, 201)
+        expectRaw(res, 201)
         const created = dataOf<{ id: number; created_at: string }>(res.body)
         assert.deepStrictEqual(res.body, {
           data: {
             id: created.id,
             organisation: { id: c.organisation.id, name: c.organisation.name },
             opportunity: { id: c.opportunity.id, title: "Food sorting" },
-            user: summary(c.volunteer, "Vic", "Volunteer"),
+            user: summary(c.volunteer, "Mia", "Member"),
             date,
             hours: 2.75,
             description: "Sorted tins",
@@ -177,45 +154,45 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("volunte
           date,
           hours: 2.75
         }])
-        const mine = yield* call("GET", `${VOLUNTEERING}/my-hours`, c.volunteerH)
-        expectStatus(mine, 200)
+        const volunteer = yield* wireClient(c.volunteer)
+        const mine = yield* volunteer.hours.mine({ urlParams: {}, withResponse: true }).pipe(expectWire(200))
         assert.deepStrictEqual(dataOf<Array<unknown>>(mine.body), [dataOf<unknown>(res.body)])
         assert.deepStrictEqual(metaOf(mine.body), { per_page: 20, has_more: false })
-        const othersHours = yield* call("GET", `${VOLUNTEERING}/my-hours`, c.plainH)
-        assert.deepStrictEqual(dataOf<Array<unknown>>(othersHours.body), [])
+        const othersHours = yield* c.plain.client.hours.mine({ urlParams: {} })
+        assert.deepStrictEqual(othersHours.data, [])
         // Without an opportunity, and at the edges of the allowed range.
         const bare = yield* logHours(c, 0.25, { date: "2000-01-01" })
-        assert.isNull((bare as unknown as { opportunity: unknown }).opportunity)
+        assert.isNull(bare.opportunity)
         yield* logHours(c, 24)
       }))
 
     it.effect("without an approved application it is 422 on organisation_id; nothing is stored", () =>
       Effect.gen(function*() {
         const c = yield* community()
-        const body = { organisation_id: c.organisation.id, date: utcDay(-2), hours: 1, description: "Helped" }
+        const payload = { organisation_id: c.organisation.id, date: utcDay(-2), hours: 1, description: "Helped" }
         // No application at all; a pending one; a declined one.
-        expectStatus(yield* call("POST", HOURS, c.plainH, body), 422, "VALIDATION_ERROR")
-        const pending = yield* makeUser(c.tenant)
+        yield* c.plain.client.hours.log({ payload }).pipe(expectError(422, "VALIDATION_ERROR"))
+        const pending = yield* actor(yield* makeUser(c.tenant))
         yield* makeApplication(c.opportunity, pending, "pending")
-        const declined = yield* makeUser(c.tenant)
+        const declined = yield* actor(yield* makeUser(c.tenant))
         yield* makeApplication(c.opportunity, declined, "declined")
         for (const user of [pending, declined]) {
-          const res = yield* call("POST", HOURS, yield* authHeaders(user), body)
-          expectStatus(res, 422, "VALIDATION_ERROR")
-          assert.deepStrictEqual(fieldsOf(res.body), ["organisation_id"])
-          assert.match(errorsOf(res.body)[0]!.message, /approved/)
+          const failure = yield* user.client.hours.log({ payload }).pipe(expectError(422, "VALIDATION_ERROR"))
+          assert.deepStrictEqual(failure.fields, ["organisation_id"])
+          assert.match(failure.message, /approved/)
         }
         // An approval for another organisation does not count.
         const second = yield* makeOrganisation(c.owner)
-        const res = yield* call("POST", HOURS, c.volunteerH, { ...body, organisation_id: second.id })
-        expectStatus(res, 422, "VALIDATION_ERROR")
-        assert.deepStrictEqual(fieldsOf(res.body), ["organisation_id"])
+        const failure = yield* c.volunteer.client.hours.log({ payload: { ...payload, organisation_id: second.id } })
+          .pipe(expectError(422, "VALIDATION_ERROR"))
+        assert.deepStrictEqual(failure.fields, ["organisation_id"])
         assert.lengthOf(yield* eventsOf(c.tenant, "VolHoursLogged"), 0)
       }))
 
     it.effect("date, hours and description are checked: one 422 entry per bad field", () =>
       Effect.gen(function*() {
         const c = yield* community()
+        // Raw throughout: bodies the contract refuses, which the typed client would not send.
         const base = { organisation_id: c.organisation.id, date: utcDay(-1), hours: 1, description: "Helped" }
         const cases: Array<[Record<string, unknown>, string]> = [
           [{ date: utcDay(1) }, "date"],
@@ -236,19 +213,19 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("volunte
           [{ opportunity_id: -3 }, "opportunity_id"]
         ]
         for (const [change, field] of cases) {
-          const res = yield* call("POST", HOURS, c.volunteerH, { ...base, ...change })
-          expectStatus(res, 422, "VALIDATION_ERROR")
+          const res = yield* call("POST", HOURS, c.volunteer.headers, { ...base, ...change })
+          expectRaw(res, 422, "VALIDATION_ERROR")
           assert.deepStrictEqual(fieldsOf(res.body), [field], JSON.stringify(change))
         }
-        const all = yield* call("POST", HOURS, c.volunteerH, {
+        const all = yield* call("POST", HOURS, c.volunteer.headers, {
           organisation_id: c.organisation.id,
           date: utcDay(2),
           hours: 1.234,
           description: ""
         })
-        expectStatus(all, 422, "VALIDATION_ERROR")
+        expectRaw(all, 422, "VALIDATION_ERROR")
         assert.sameMembers(fieldsOf(all.body), ["date", "hours", "description"])
-        const missing = yield* call("POST", HOURS, c.volunteerH, {})
+        const missing = yield* call("POST", HOURS, c.volunteer.headers, {})
         assert.sameMembers(fieldsOf(missing.body), ["organisation_id", "date", "hours", "description"])
         assert.lengthOf(yield* eventsOf(c.tenant, "VolHoursLogged"), 0)
       }))
@@ -259,15 +236,18 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("volunte
         const other = yield* elsewhere
         const second = yield* makeOrganisation(c.owner)
         const foreignOpportunity = yield* makeOpportunity(second)
-        const body = { organisation_id: c.organisation.id, date: utcDay(-1), hours: 1, description: "Helped" }
-        for (const opportunityId of [foreignOpportunity.id, other.opportunity.id, 999_999_999]) {
-          const res = yield* call("POST", HOURS, c.volunteerH, { ...body, opportunity_id: opportunityId })
-          expectStatus(res, 422, "VALIDATION_ERROR")
-          assert.deepStrictEqual(fieldsOf(res.body), ["opportunity_id"])
+        const payload = { organisation_id: c.organisation.id, date: utcDay(-1), hours: 1, description: "Helped" }
+        for (const opportunityId of [foreignOpportunity.id, other.opportunity.id, OpportunityId.make(999_999_999)]) {
+          const failure = yield* c.volunteer.client.hours.log({
+            payload: { ...payload, opportunity_id: opportunityId }
+          })
+            .pipe(expectError(422, "VALIDATION_ERROR"))
+          assert.deepStrictEqual(failure.fields, ["opportunity_id"])
         }
         // Both problems at once are both reported.
-        const res = yield* call("POST", HOURS, c.plainH, { ...body, opportunity_id: foreignOpportunity.id })
-        assert.sameMembers(fieldsOf(res.body), ["opportunity_id", "organisation_id"])
+        const both = yield* c.plain.client.hours.log({ payload: { ...payload, opportunity_id: foreignOpportunity.id } })
+          .pipe(expectError(422, "VALIDATION_ERROR"))
+        assert.sameMembers([...both.fields], ["opportunity_id", "organisation_id"])
         // A closed opportunity of the organisation is fine: the work was done before it closed.
         const closed = yield* makeOpportunity(c.organisation, { status: "closed" })
         yield* logHours(c, 1, { opportunity_id: closed.id })
@@ -277,20 +257,23 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("volunte
       Effect.gen(function*() {
         const c = yield* community()
         const other = yield* elsewhere
-        const body = { date: utcDay(-1), hours: 1, description: "Helped" }
+        const payload = { date: utcDay(-1), hours: 1, description: "Helped" }
         for (const status of ["pending", "suspended"] as const) {
           const organisation = yield* makeOrganisation(c.owner, { status })
           yield* makeApplication(yield* makeOpportunity(organisation), c.volunteer, "approved")
-          const res = yield* call("POST", HOURS, c.volunteerH, { ...body, organisation_id: organisation.id })
-          expectStatus(res, 404, "NOT_FOUND")
+          yield* c.volunteer.client.hours.log({ payload: { ...payload, organisation_id: organisation.id } }).pipe(
+            expectError(404, "NOT_FOUND")
+          )
         }
-        for (const id of [other.organisation.id, 999_999_999]) {
-          expectStatus(yield* call("POST", HOURS, c.volunteerH, { ...body, organisation_id: id }), 404, "NOT_FOUND")
+        for (const id of [other.organisation.id, OrganisationId.make(999_999_999)]) {
+          yield* c.volunteer.client.hours.log({ payload: { ...payload, organisation_id: id } }).pipe(
+            expectError(404, "NOT_FOUND")
+          )
         }
-        const superAdmin = yield* authHeaders(yield* makeSuperAdmin(), c.tenant)
-        const payload = { ...body, organisation_id: c.organisation.id }
-        expectStatus(yield* call("POST", HOURS, superAdmin, payload), 403, "FORBIDDEN")
-        expectStatus(yield* call("POST", HOURS, c.anonymous, payload), 401, "AUTH_REQUIRED")
+        const superAdmin = yield* apiClient(yield* authHeaders(yield* makeSuperAdmin(), c.tenant))
+        const own = { ...payload, organisation_id: c.organisation.id }
+        yield* superAdmin.hours.log({ payload: own }).pipe(expectError(403, "FORBIDDEN"))
+        yield* c.visitor.client.hours.log({ payload: own }).pipe(expectError(401, "AUTH_REQUIRED"))
       }))
 
     it.effect("my-hours pages newest first to the end; anonymous or foreign tokens are 401", () =>
@@ -302,22 +285,26 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("volunte
         const seen: Array<number> = []
         let cursor: string | undefined
         for (let page = 0; page < 10; page++) {
-          const query = `?per_page=2${cursor === undefined ? "" : `&cursor=${cursor}`}`
-          const res = yield* call("GET", `${VOLUNTEERING}/my-hours${query}`, c.volunteerH)
-          expectStatus(res, 200)
-          seen.push(...dataOf<Array<{ id: number }>>(res.body).map((h) => h.id))
-          const meta = metaOf(res.body)
-          if (!meta.has_more) {
-            assert.notProperty(meta, "cursor")
+          const res = yield* c.volunteer.client.hours.mine({
+            urlParams: { per_page: 2, ...(cursor === undefined ? {} : { cursor: pageCursor(RecordId, cursor) }) }
+          })
+          seen.push(...res.data.map((h) => h.id))
+          if (!res.meta.has_more) {
+            assert.notProperty(res.meta, "cursor")
             break
           }
-          cursor = meta.cursor
+          cursor = res.meta.cursor
         }
         assert.deepStrictEqual(seen, [...created].reverse())
-        expectStatus(yield* call("GET", `${VOLUNTEERING}/my-hours?cursor=zz!`, c.volunteerH), 422, "VALIDATION_ERROR")
-        expectStatus(yield* call("GET", `${VOLUNTEERING}/my-hours`, c.anonymous), 401, "AUTH_REQUIRED")
-        const foreign = { ...c.volunteerH, ...tenantHeaders(other.tenant) }
-        expectStatus(yield* call("GET", `${VOLUNTEERING}/my-hours`, foreign), 401, "AUTH_REQUIRED")
+        // Raw: a cursor the typed client would not send.
+        expectRaw(
+          yield* call("GET", `${VOLUNTEERING}/my-hours?cursor=zz!`, c.volunteer.headers),
+          422,
+          "VALIDATION_ERROR"
+        )
+        yield* c.visitor.client.hours.mine({ urlParams: {} }).pipe(expectError(401, "AUTH_REQUIRED"))
+        const foreign = yield* apiClient({ ...c.volunteer.headers, ...tenantHeaders(other.tenant) })
+        yield* foreign.hours.mine({ urlParams: {} }).pipe(expectError(401, "AUTH_REQUIRED"))
       }))
   })
 
@@ -327,18 +314,17 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("volunte
         const c = yield* community({ autoPay: true })
         yield* fundOrganisation(c, 10)
         const log = yield* logHours(c, 2.5)
-        const res = yield* review(log.id, c.orgAdminH, "approved")
-        expectStatus(res, 200)
-        const view = dataOf<HourLogView>(res.body)
+        const res = yield* review(log.id, { client: yield* wireClient(c.orgAdmin) }, "approved").pipe(expectWire(200))
+        const view = res.value.data
         assert.strictEqual(view.status, "approved")
-        assert.isString(view.reviewed_at)
+        assert.isString(dataOf<{ reviewed_at: unknown }>(res.body).reviewed_at)
         assert.strictEqual(view.payment.status, "paid")
         assert.strictEqual(view.payment.amount, 2.5)
         const payments = yield* autoPayments(c.tenant, log.id)
         assert.lengthOf(payments, 1)
         assert.strictEqual(view.payment.transaction_id, Number(payments[0]!.id))
         assert.deepInclude(payments[0]!, { type: "autopay", amount: "2.50", recipient_id: String(c.volunteer.id) })
-        assert.strictEqual(yield* balanceOf(c.volunteerH), 2.5)
+        assert.strictEqual(yield* balanceOf(c.volunteer.headers), 2.5)
         assert.strictEqual(yield* organisationBalance(c.organisation), 7.5)
         assert.isTrue((yield* verifyLedger(c.tenant.id)).ok)
         assert.deepStrictEqual(yield* eventsOf(c.tenant, "VolHoursReviewed"), [{
@@ -351,10 +337,10 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("volunte
           reviewed_by: c.orgAdmin.id
         }])
         // The volunteer sees the payment in their own list and wallet history.
-        const mine = yield* call("GET", `${VOLUNTEERING}/my-hours`, c.volunteerH)
-        assert.deepStrictEqual(dataOf<Array<HourLogView>>(mine.body)[0]!.payment, view.payment)
-        const history = yield* call("GET", "/api/v2/wallet/transactions", c.volunteerH)
-        assert.deepInclude(dataOf<Array<Record<string, unknown>>>(history.body)[0]!, {
+        const mine = yield* c.volunteer.client.hours.mine({ urlParams: {} })
+        assert.deepStrictEqual(mine.data[0]!.payment, view.payment)
+        const history = yield* c.volunteer.client.wallet.transactions({ urlParams: {} })
+        includes(history.data[0], {
           id: view.payment.transaction_id,
           type: "autopay",
           amount: 2.5,
@@ -362,11 +348,10 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("volunte
         })
 
         // Approved later again (a retry): 200 with the same view, no second payment.
-        const retried = yield* review(log.id, c.ownerH, "approved")
-        expectStatus(retried, 200)
+        const retried = yield* review(log.id, { client: yield* wireClient(c.owner) }, "approved").pipe(expectWire(200))
         assert.deepStrictEqual(dataOf(retried.body), dataOf(res.body))
         assert.lengthOf(yield* autoPayments(c.tenant, log.id), 1)
-        assert.strictEqual(yield* balanceOf(c.volunteerH), 2.5)
+        assert.strictEqual(yield* balanceOf(c.volunteer.headers), 2.5)
         assert.strictEqual(yield* organisationBalance(c.organisation), 7.5)
         assert.lengthOf(yield* eventsOf(c.tenant, "VolHoursReviewed"), 1)
       }))
@@ -377,19 +362,14 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("volunte
         yield* fundOrganisation(c, 10)
         const log = yield* logHours(c, 3)
         const results = yield* Effect.all(
-          [review(log.id, c.ownerH, "approved"), review(log.id, c.orgAdminH, "approved")],
+          [review(log.id, c.owner, "approved"), review(log.id, c.orgAdmin, "approved")].map(expectStatus(200)),
           { concurrency: 2 }
         )
-        for (const res of results) {
-          expectStatus(res, 200)
-          assert.strictEqual(dataOf<HourLogView>(res.body).payment.status, "paid")
-        }
+        for (const res of results) assert.strictEqual(res.data.payment.status, "paid")
         const payments = yield* autoPayments(c.tenant, log.id)
         assert.lengthOf(payments, 1)
-        for (const res of results) {
-          assert.strictEqual(dataOf<HourLogView>(res.body).payment.transaction_id, Number(payments[0]!.id))
-        }
-        assert.strictEqual(yield* balanceOf(c.volunteerH), 3)
+        for (const res of results) assert.strictEqual(res.data.payment.transaction_id, Number(payments[0]!.id))
+        assert.strictEqual(yield* balanceOf(c.volunteer.headers), 3)
         assert.strictEqual(yield* organisationBalance(c.organisation), 7)
         assert.lengthOf(yield* eventsOf(c.tenant, "VolHoursReviewed"), 1)
         assert.isTrue((yield* verifyLedger(c.tenant.id)).ok)
@@ -397,12 +377,15 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("volunte
         // Many at once on a fresh log: still exactly one payment.
         const next = yield* logHours(c, 1.5)
         const many = yield* Effect.all(
-          Array.from({ length: 6 }, (_, i) => review(next.id, i % 2 === 0 ? c.ownerH : c.orgAdminH, "approved")),
+          Array.from(
+            { length: 6 },
+            (_, i) => statusOf(review(next.id, i % 2 === 0 ? c.owner : c.orgAdmin, "approved"))
+          ),
           { concurrency: 6 }
         )
-        assert.deepStrictEqual(many.map((r) => r.status), [200, 200, 200, 200, 200, 200])
+        assert.deepStrictEqual(many, [200, 200, 200, 200, 200, 200])
         assert.lengthOf(yield* autoPayments(c.tenant, next.id), 1)
-        assert.strictEqual(yield* balanceOf(c.volunteerH), 4.5)
+        assert.strictEqual(yield* balanceOf(c.volunteer.headers), 4.5)
         assert.strictEqual(yield* organisationBalance(c.organisation), 5.5)
         assert.isTrue((yield* verifyLedger(c.tenant.id)).ok)
       }))
@@ -411,34 +394,30 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("volunte
       Effect.gen(function*() {
         const c = yield* community({ autoPay: true })
         const log = yield* logHours(c, 2)
-        const res = yield* review(log.id, c.ownerH, "approved")
-        expectStatus(res, 200)
-        const view = dataOf<HourLogView>(res.body)
-        assert.strictEqual(view.status, "approved")
-        assert.deepStrictEqual(view.payment, { status: "insufficient_balance", transaction_id: null, amount: null })
+        const res = yield* review(log.id, c.owner, "approved").pipe(expectStatus(200))
+        assert.strictEqual(res.data.status, "approved")
+        assert.deepStrictEqual(res.data.payment, { status: "insufficient_balance", transaction_id: null, amount: null })
         assert.lengthOf(yield* autoPayments(c.tenant, log.id), 0)
-        assert.strictEqual(yield* balanceOf(c.volunteerH), 0)
+        assert.strictEqual(yield* balanceOf(c.volunteer.headers), 0)
         assert.strictEqual(yield* organisationBalance(c.organisation), 0)
 
         // Still short: the retry answers the same.
         yield* fundOrganisation(c, 1)
-        const short = yield* review(log.id, c.ownerH, "approved")
-        expectStatus(short, 200)
-        assert.strictEqual(dataOf<HourLogView>(short.body).payment.status, "insufficient_balance")
+        const short = yield* review(log.id, c.owner, "approved").pipe(expectStatus(200))
+        assert.strictEqual(short.data.payment.status, "insufficient_balance")
         assert.strictEqual(yield* organisationBalance(c.organisation), 1)
 
         yield* fundOrganisation(c, 4)
-        const paid = yield* review(log.id, c.orgAdminH, "approved")
-        expectStatus(paid, 200)
-        const payment = dataOf<HourLogView>(paid.body).payment
+        const paid = yield* review(log.id, c.orgAdmin, "approved").pipe(expectStatus(200))
+        const payment = paid.data.payment
         assert.strictEqual(payment.status, "paid")
         assert.strictEqual(payment.amount, 2)
         assert.lengthOf(yield* autoPayments(c.tenant, log.id), 1)
-        assert.strictEqual(yield* balanceOf(c.volunteerH), 2)
+        assert.strictEqual(yield* balanceOf(c.volunteer.headers), 2)
         assert.strictEqual(yield* organisationBalance(c.organisation), 3)
 
-        const again = yield* review(log.id, c.ownerH, "approved")
-        assert.deepStrictEqual(dataOf<HourLogView>(again.body).payment, payment)
+        const again = yield* review(log.id, c.owner, "approved").pipe(expectStatus(200))
+        assert.deepStrictEqual(again.data.payment, payment)
         assert.lengthOf(yield* autoPayments(c.tenant, log.id), 1)
         assert.strictEqual(yield* organisationBalance(c.organisation), 3)
         assert.isTrue((yield* verifyLedger(c.tenant.id)).ok)
@@ -458,11 +437,10 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("volunte
         ).pipe(
           Effect.orDie
         )
-        const res = yield* review(log.id, c.ownerH, "approved")
-        expectStatus(res, 200)
-        assert.strictEqual(dataOf<HourLogView>(res.body).payment.status, "paid")
+        const res = yield* review(log.id, c.owner, "approved").pipe(expectStatus(200))
+        assert.strictEqual(res.data.payment.status, "paid")
         assert.lengthOf(yield* autoPayments(c.tenant, log.id), 1)
-        assert.strictEqual(yield* balanceOf(c.volunteerH), 1.25)
+        assert.strictEqual(yield* balanceOf(c.volunteer.headers), 1.25)
         assert.strictEqual(yield* organisationBalance(c.organisation), 3.75)
       }))
 
@@ -471,21 +449,17 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("volunte
         const c = yield* community({ autoPay: false })
         yield* fundOrganisation(c, 5)
         const log = yield* logHours(c, 2)
-        const res = yield* review(log.id, c.ownerH, "approved")
-        expectStatus(res, 200)
-        assert.deepStrictEqual(dataOf<HourLogView>(res.body).payment, {
-          status: "none",
-          transaction_id: null,
-          amount: null
-        })
-        const again = yield* review(log.id, c.ownerH, "approved")
+        const owner = { client: yield* wireClient(c.owner) }
+        const res = yield* review(log.id, owner, "approved").pipe(expectWire(200))
+        assert.deepStrictEqual(res.value.data.payment, { status: "none", transaction_id: null, amount: null })
+        const again = yield* review(log.id, owner, "approved").pipe(expectWire(200))
         assert.deepStrictEqual(again.body, res.body)
         assert.lengthOf(yield* autoPayments(c.tenant, log.id), 0)
-        assert.strictEqual(yield* balanceOf(c.volunteerH), 0)
+        assert.strictEqual(yield* balanceOf(c.volunteer.headers), 0)
         assert.strictEqual(yield* organisationBalance(c.organisation), 5)
         // The approved hours count in the organisation's public aggregates.
-        const detail = yield* call("GET", `${VOLUNTEERING}/organisations/${c.organisation.id}`, c.anonymous)
-        assert.strictEqual(dataOf<{ total_hours: number }>(detail.body).total_hours, 2)
+        const detail = yield* (yield* clientFromAnyIp(c.visitor)).organisations.get({ path: { id: c.organisation.id } })
+        assert.strictEqual(detail.data.total_hours, 2)
       }))
 
     it.effect("decline pays nothing; a review is final (409 ALREADY_REVIEWED), the same decision again is 200", () =>
@@ -493,24 +467,25 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("volunte
         const c = yield* community({ autoPay: true })
         yield* fundOrganisation(c, 5)
         const log = yield* logHours(c, 2)
-        const declined = yield* review(log.id, c.ownerH, "declined")
-        expectStatus(declined, 200)
-        const view = dataOf<HourLogView>(declined.body)
-        assert.strictEqual(view.status, "declined")
-        assert.strictEqual(view.payment.status, "none")
-        const again = yield* review(log.id, c.orgAdminH, "declined")
-        expectStatus(again, 200)
+        const declined = yield* review(log.id, { client: yield* wireClient(c.owner) }, "declined").pipe(
+          expectWire(200)
+        )
+        assert.strictEqual(declined.value.data.status, "declined")
+        assert.strictEqual(declined.value.data.payment.status, "none")
+        const again = yield* review(log.id, { client: yield* wireClient(c.orgAdmin) }, "declined").pipe(
+          expectWire(200)
+        )
         assert.deepStrictEqual(again.body, declined.body)
-        expectStatus(yield* review(log.id, c.ownerH, "approved"), 409, "ALREADY_REVIEWED")
+        yield* review(log.id, c.owner, "approved").pipe(expectError(409, "ALREADY_REVIEWED"))
         assert.lengthOf(yield* autoPayments(c.tenant, log.id), 0)
         assert.strictEqual(yield* organisationBalance(c.organisation), 5)
 
         const approved = yield* logHours(c, 1)
-        expectStatus(yield* review(approved.id, c.ownerH, "approved"), 200)
-        expectStatus(yield* review(approved.id, c.ownerH, "declined"), 409, "ALREADY_REVIEWED")
-        const mine = yield* call("GET", `${VOLUNTEERING}/my-hours`, c.volunteerH)
+        yield* review(approved.id, c.owner, "approved").pipe(expectStatus(200))
+        yield* review(approved.id, c.owner, "declined").pipe(expectError(409, "ALREADY_REVIEWED"))
+        const mine = yield* c.volunteer.client.hours.mine({ urlParams: {} })
         assert.deepStrictEqual(
-          dataOf<Array<{ id: number; status: string }>>(mine.body).map((h) => [h.id, h.status]),
+          mine.data.map((h) => [h.id, h.status]),
           [[approved.id, "approved"], [log.id, "declined"]]
         )
         assert.strictEqual(yield* organisationBalance(c.organisation), 4)
@@ -526,12 +501,11 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("volunte
         yield* fundOrganisation(c, 5)
         const own = yield* makeHours(c.organisation, c.owner, 2, "pending")
         for (const status of ["approved", "declined"] as const) {
-          expectStatus(yield* review(own.id, c.ownerH, status), 403, "FORBIDDEN")
+          yield* review(own.id, c.owner, status).pipe(expectError(403, "FORBIDDEN"))
         }
         // Another manager may.
-        const res = yield* review(own.id, c.orgAdminH, "approved")
-        expectStatus(res, 200)
-        assert.strictEqual(dataOf<HourLogView>(res.body).payment.status, "paid")
+        const res = yield* review(own.id, c.orgAdmin, "approved").pipe(expectStatus(200))
+        assert.strictEqual(res.data.payment.status, "paid")
         assert.strictEqual(yield* organisationBalance(c.organisation), 3)
       }))
 
@@ -540,26 +514,24 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("volunte
         const c = yield* community({ autoPay: true })
         const other = yield* elsewhere
         const log = yield* logHours(c, 1)
-        for (const headers of [c.volunteerH, c.plainH, c.adminH]) {
-          expectStatus(yield* review(log.id, headers, "approved"), 403, "FORBIDDEN")
+        for (const who of [c.volunteer, c.plain, c.admin]) {
+          yield* review(log.id, who, "approved").pipe(expectError(403, "FORBIDDEN"))
         }
         const suspended = yield* makeOrganisation(c.owner, { status: "suspended", autoPay: true })
         const ofSuspended = yield* makeHours(suspended, c.volunteer, 1, "pending")
-        expectStatus(yield* review(ofSuspended.id, c.ownerH, "approved"), 403, "FORBIDDEN")
-        for (const id of [other.log.id, 999_999_999, "x"]) {
-          expectStatus(
-            yield* call("PUT", `${HOURS}/${id}`, c.ownerH, { status: "approved" }),
-            404,
-            "NOT_FOUND"
-          )
+        yield* review(ofSuspended.id, c.owner, "approved").pipe(expectError(403, "FORBIDDEN"))
+        for (const id of [other.log.id, HourLogId.make(999_999_999)]) {
+          yield* review(id, c.owner, "approved").pipe(expectError(404, "NOT_FOUND"))
         }
-        const bad = yield* call("PUT", `${HOURS}/${log.id}`, c.ownerH, { status: "paid" })
-        expectStatus(bad, 422, "VALIDATION_ERROR")
+        // Raw: an id and a decision the typed client cannot send.
+        expectRaw(yield* call("PUT", `${HOURS}/x`, c.owner.headers, { status: "approved" }), 404, "NOT_FOUND")
+        const bad = yield* call("PUT", `${HOURS}/${log.id}`, c.owner.headers, { status: "paid" })
+        expectRaw(bad, 422, "VALIDATION_ERROR")
         assert.deepStrictEqual(fieldsOf(bad.body), ["status"])
-        expectStatus(yield* review(log.id, c.anonymous, "approved"), 401, "AUTH_REQUIRED")
+        yield* review(log.id, c.visitor, "approved").pipe(expectError(401, "AUTH_REQUIRED"))
         // Still pending and unpaid.
-        const mine = yield* call("GET", `${VOLUNTEERING}/my-hours`, c.volunteerH)
-        const stored = dataOf<Array<HourLogView>>(mine.body).find((h) => h.id === log.id)
+        const mine = yield* c.volunteer.client.hours.mine({ urlParams: {} })
+        const stored = mine.data.find((h) => h.id === log.id)
         assert.deepInclude(stored, {
           status: "pending",
           payment: { status: "none", transaction_id: null, amount: null }
@@ -571,24 +543,17 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("volunte
       Effect.gen(function*() {
         const c = yield* community()
         const log = yield* logHours(c, 1)
-        const superAdmin = yield* authHeaders(yield* makeSuperAdmin(), c.tenant)
-        expectStatus(yield* review(log.id, superAdmin, "approved"), 200)
+        const superAdmin = { client: yield* apiClient(yield* authHeaders(yield* makeSuperAdmin(), c.tenant)) }
+        yield* review(log.id, superAdmin, "approved").pipe(expectStatus(200))
 
         const off = yield* community({ features: { volunteering: false } })
         const pending = yield* makeHours(off.organisation, off.volunteer, 1, "pending")
-        const routes: Array<[Method, string, Headers, unknown?]> = [
-          ["POST", HOURS, off.volunteerH, {
-            organisation_id: off.organisation.id,
-            date: utcDay(-1),
-            hours: 1,
-            description: "Helped"
-          }],
-          ["PUT", `${HOURS}/${pending.id}`, off.ownerH, { status: "approved" }],
-          ["GET", `${VOLUNTEERING}/my-hours`, off.volunteerH]
-        ]
-        for (const [method, path, headers, body] of routes) {
-          expectStatus(yield* call(method, path, headers, body), 403, "FEATURE_DISABLED")
-        }
+        const gated = expectError(403, "FEATURE_DISABLED")
+        yield* off.volunteer.client.hours.log({
+          payload: { organisation_id: off.organisation.id, date: utcDay(-1), hours: 1, description: "Helped" }
+        }).pipe(gated)
+        yield* review(pending.id, off.owner, "approved").pipe(gated)
+        yield* off.volunteer.client.hours.mine({ urlParams: {} }).pipe(gated)
       }))
   })
 })

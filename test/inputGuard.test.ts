@@ -4,8 +4,9 @@ import { checkUrl, firstUnstorable, MAX_JSON_DEPTH, scanJson } from "@timebank/s
 import { Effect, Stream } from "effect"
 import { connect } from "node:net"
 import { codeOf, errorsOf, fieldOf } from "./fixtures/bodies.js"
+import { expectStatus } from "./fixtures/client.js"
 import { community } from "./fixtures/community.js"
-import { balanceOf, countTransactions, fund, transfer, verifyLedger } from "./fixtures/ledger.js"
+import { balanceOf, countTransactions, fund, pay, transfer, verifyLedger } from "./fixtures/ledger.js"
 import { ProbeHttpLive } from "./fixtures/ProbeApi.js"
 import { makeTenant, tenantHeaders } from "./fixtures/tenants.js"
 import { rawRequest, TestApp } from "./fixtures/TestApp.js"
@@ -303,8 +304,9 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })("the inp
       assert.strictEqual(yield* balanceOf(c.memberHeaders), 10)
       const before = yield* countTransactions(c.tenant.id)
       const started = Date.now()
-      const ok = yield* transfer(c.memberHeaders, { recipient_id: c.other.id, amount: 2, description: "Grüße 😀" })
-      assert.strictEqual(ok.status, 201)
+      yield* pay(c.member.client, { recipient_id: c.other.id, amount: 2, description: "Grüße 😀" }).pipe(
+        expectStatus(201)
+      )
       assert.isBelow(Date.now() - started, 1_000)
       assert.strictEqual(yield* balanceOf(c.memberHeaders), 8)
       assert.strictEqual(yield* countTransactions(c.tenant.id), before + 1)
@@ -338,9 +340,7 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })("the inp
       assert.strictEqual(res.status, 422)
       assert.strictEqual(fieldOf(res.body), "file")
       assert.include(errorsOf(res.body)[0]!.message, "line 2")
-      const users = yield* rawRequest("GET", "/api/v2/admin/users?search=new%40example.org", {
-        headers: c.adminHeaders
-      })
-      assert.deepStrictEqual((users.body as { data: Array<unknown> }).data, [])
+      const users = yield* c.admin.client.adminUsers.list({ urlParams: { search: "new@example.org" } })
+      assert.deepStrictEqual(users.data, [])
     }))
 })

@@ -1,17 +1,23 @@
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
-import type { Tenant } from "@timebank/domain"
-import { Effect } from "effect"
+import type { CreateOpportunity, OpportunityListParams, Tenant } from "@timebank/domain"
+import { ApplicationId, OpportunityId, OrganisationId, RecordId } from "@timebank/domain"
+import { Effect, Either } from "effect"
 import { codeOf, dataOf, fieldsOf, metaOf } from "./fixtures/bodies.js"
+import { type ApiClient, apiClient, expectError, expectStatus, failureOf, pageCursor } from "./fixtures/client.js"
 import { makeTenant, tenantHeaders } from "./fixtures/tenants.js"
-import { apiClient, rawRequest, TestApp } from "./fixtures/TestApp.js"
-import { authHeaders, makeAdmin, makeSuperAdmin, makeUser, type TestUser } from "./fixtures/users.js"
+import { rawRequest, TestApp } from "./fixtures/TestApp.js"
+import { authHeaders, makeSuperAdmin, makeUser, type TestUser } from "./fixtures/users.js"
 import {
+  clientFromAnyIp,
+  expectWire,
   makeApplication,
-  makeMembership,
   makeOpportunity,
   makeOrganisation,
-  type TestOrganisation
+  type OrganisationCommunityOptions,
+  staffedCommunity,
+  type TestOrganisation,
+  wireClient
 } from "./fixtures/volunteering.js"
 
 type Headers = Record<string, string>
@@ -21,10 +27,11 @@ const VOLUNTEERING = "/api/v2/volunteering"
 const OPPORTUNITIES = `${VOLUNTEERING}/opportunities`
 const createPath = (organisationId: number | string) => `${VOLUNTEERING}/organisations/${organisationId}/opportunities`
 
+/** For what the typed client cannot send: odd bodies, ids that are not ids, and exact wire shapes. */
 const call = (method: Method, path: string, headers: Headers, body?: unknown) =>
   rawRequest(method, path, { headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
 
-const expectStatus = (res: { status: number; text: string; body: unknown }, status: number, code?: string) => {
+const expectRaw = (res: { status: number; text: string; body: unknown }, status: number, code?: string) => {
   assert.strictEqual(res.status, status, res.text)
   if (code !== undefined) assert.strictEqual(codeOf(res.body), code, res.text)
 }
@@ -37,40 +44,11 @@ const eventsOf = (tenant: Tenant, type: string) =>
     ))
 
 /**
- * A community with an active organisation: its creator (owner), an organisation admin, a plain organisation member,
- * a community admin who is not in the organisation, and a volunteer; all signed in.
+ * The shared community with an active organisation: Olga Owner (its creator), Abe Orgadmin (its admin), Pia Plain
+ * (a plain member of it), Ada Admin (the community admin, not in it) and Mia Member as the volunteer.
  */
-const community = (overrides: Record<string, unknown> = {}) =>
-  Effect.gen(function*() {
-    const tenant = yield* makeTenant({ settings: { starting_balance: 0 }, ...overrides })
-    const owner = yield* makeUser(tenant, { firstName: "Olga", lastName: "Owner" })
-    const orgAdmin = yield* makeUser(tenant, { firstName: "Abe", lastName: "Orgadmin" })
-    const plain = yield* makeUser(tenant, { firstName: "Pia", lastName: "Plain" })
-    const admin = yield* makeAdmin(tenant, { firstName: "Ada", lastName: "Admin" })
-    const volunteer = yield* makeUser(tenant, { firstName: "Vic", lastName: "Volunteer" })
-    const organisation = yield* makeOrganisation(owner, { name: `Food Bank ${tenant.id}` })
-    yield* makeMembership(organisation, orgAdmin, "admin")
-    yield* makeMembership(organisation, plain, "member")
-    const [ownerH, orgAdminH, plainH, adminH, volunteerH] = yield* Effect.all(
-      [owner, orgAdmin, plain, admin, volunteer].map((user) => authHeaders(user)),
-      { concurrency: 5 }
-    )
-    return {
-      tenant,
-      owner,
-      orgAdmin,
-      plain,
-      admin,
-      volunteer,
-      organisation,
-      ownerH: ownerH!,
-      orgAdminH: orgAdminH!,
-      plainH: plainH!,
-      adminH: adminH!,
-      volunteerH: volunteerH!,
-      anonymous: tenantHeaders(tenant)
-    }
-  })
+const community = (options: OrganisationCommunityOptions = {}) =>
+  Effect.map(staffedCommunity(options), (c) => ({ ...c, volunteer: c.member }))
 
 /** Another community with its own organisation, opportunity and application (for cross-tenant ids). */
 const elsewhere = Effect.gen(function*() {
@@ -89,32 +67,40 @@ const summary = (user: TestUser, first: string, last: string) => ({
   avatar_url: null
 })
 
-const idsOf = (body: unknown) => dataOf<Array<{ id: number }>>(body).map((item) => item.id)
+const idsOf = (page: { readonly data: ReadonlyArray<{ readonly id: number }> }) => page.data.map((item) => item.id)
 
-const createOpportunity = (organisation: TestOrganisation, headers: Headers, body: Record<string, unknown> = {}) =>
+const createOpportunity = (
+  organisation: TestOrganisation,
+  client: ApiClient,
+  payload: Partial<CreateOpportunity> = {}
+) =>
   Effect.map(
-    call("POST", createPath(organisation.id), headers, {
-      title: "Sort donations",
-      description: "Help us sort food donations on Saturday mornings.",
-      ...body
-    }),
-    (res) => {
-      expectStatus(res, 201)
-      return dataOf<{ id: number; status: string; title: string }>(res.body)
-    }
+    client.opportunities.create({
+      path: { id: organisation.id },
+      payload: {
+        title: "Sort donations",
+        description: "Help us sort food donations on Saturday mornings.",
+        ...payload
+      },
+      withResponse: true
+    }).pipe(expectStatus(201)),
+    (res) => res.data
   )
+
+const shortOpportunity = { title: "Sort", description: "Help" }
 
 layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("opportunities and applications", (it) => {
   describe("create", () => {
     it.effect("the owner creates an open opportunity (201, D7 shape, VolOpportunityCreated); GET shows it", () =>
       Effect.gen(function*() {
         const c = yield* community()
-        const res = yield* call("POST", createPath(c.organisation.id), c.ownerH, {
+        // Raw: the title is trimmed by the server, and the answer must have exactly these fields.
+        const res = yield* call("POST", createPath(c.organisation.id), c.owner.headers, {
           title: "  Sort donations  ",
           description: "Help us sort food donations on Saturday mornings.",
           location: "Main hall"
         })
-        expectStatus(res, 201)
+        expectRaw(res, 201)
         const created = dataOf<{ id: number; created_at: string; updated_at: string }>(res.body)
         assert.deepStrictEqual(res.body, {
           data: {
@@ -138,21 +124,24 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("opportu
           status: "open",
           created_by: c.owner.id
         }])
-        const got = yield* call("GET", `${OPPORTUNITIES}/${created.id}`, c.anonymous)
-        expectStatus(got, 200)
+        const visitor = yield* wireClient(c.visitor)
+        const got = yield* visitor.opportunities.get({
+          path: { id: OpportunityId.make(created.id) },
+          withResponse: true
+        })
+          .pipe(expectWire(200))
         assert.deepStrictEqual(got.body, res.body)
         // The typed client decodes the same contract.
-        const client = yield* apiClient(c.anonymous)
-        const listed = yield* client.opportunities.list({ urlParams: {} })
+        const listed = yield* visitor.opportunities.list({ urlParams: {} })
         assert.deepStrictEqual(listed.data.map((o) => o.id), [created.id])
       }))
 
     it.effect("an organisation admin may create (here closed) and a site super-admin too", () =>
       Effect.gen(function*() {
         const c = yield* community()
-        const closed = yield* createOpportunity(c.organisation, c.orgAdminH, { status: "closed", location: null })
+        const closed = yield* createOpportunity(c.organisation, c.orgAdmin.client, { status: "closed", location: null })
         assert.strictEqual(closed.status, "closed")
-        const superAdmin = yield* authHeaders(yield* makeSuperAdmin(), c.tenant)
+        const superAdmin = yield* apiClient(yield* authHeaders(yield* makeSuperAdmin(), c.tenant))
         const bySuper = yield* createOpportunity(c.organisation, superAdmin)
         assert.strictEqual(bySuper.status, "open")
         assert.lengthOf(yield* eventsOf(c.tenant, "VolOpportunityCreated"), 2)
@@ -161,17 +150,16 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("opportu
     it.effect("plain members, volunteers and community admins are 403; pending or suspended organisations 403", () =>
       Effect.gen(function*() {
         const c = yield* community()
-        for (const headers of [c.plainH, c.volunteerH, c.adminH]) {
-          expectStatus(
-            yield* call("POST", createPath(c.organisation.id), headers, { title: "Sort", description: "Help" }),
-            403,
-            "FORBIDDEN"
+        for (const who of [c.plain, c.volunteer, c.admin]) {
+          yield* who.client.opportunities.create({ path: { id: c.organisation.id }, payload: shortOpportunity }).pipe(
+            expectError(403, "FORBIDDEN")
           )
         }
         for (const status of ["pending", "suspended"] as const) {
           const organisation = yield* makeOrganisation(c.owner, { status })
-          const res = yield* call("POST", createPath(organisation.id), c.ownerH, { title: "Sort", description: "Help" })
-          expectStatus(res, 403, "FORBIDDEN")
+          yield* c.owner.client.opportunities.create({ path: { id: organisation.id }, payload: shortOpportunity }).pipe(
+            expectError(403, "FORBIDDEN")
+          )
         }
         assert.lengthOf(yield* eventsOf(c.tenant, "VolOpportunityCreated"), 0)
       }))
@@ -180,22 +168,29 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("opportu
       Effect.gen(function*() {
         const c = yield* community()
         const other = yield* elsewhere
-        const body = { title: "Sort", description: "Help" }
-        for (const id of [other.organisation.id, 999_999_999, "abc", 0]) {
-          expectStatus(yield* call("POST", createPath(id), c.ownerH, body), 404, "NOT_FOUND")
+        for (const id of [other.organisation.id, OrganisationId.make(999_999_999)]) {
+          yield* c.owner.client.opportunities.create({ path: { id }, payload: shortOpportunity }).pipe(
+            expectError(404, "NOT_FOUND")
+          )
         }
-        expectStatus(yield* call("POST", createPath(c.organisation.id), c.anonymous, body), 401, "AUTH_REQUIRED")
+        // Raw: ids the typed client cannot put in the path.
+        for (const id of ["abc", 0]) {
+          expectRaw(yield* call("POST", createPath(id), c.owner.headers, shortOpportunity), 404, "NOT_FOUND")
+        }
+        yield* c.visitor.client.opportunities.create({ path: { id: c.organisation.id }, payload: shortOpportunity })
+          .pipe(expectError(401, "AUTH_REQUIRED"))
       }))
 
     it.effect("bad input is 422 with one entry per field", () =>
       Effect.gen(function*() {
         const c = yield* community()
-        const res = yield* call("POST", createPath(c.organisation.id), c.ownerH, {
+        // Raw: a body the contract refuses, which the typed client would not send.
+        const res = yield* call("POST", createPath(c.organisation.id), c.owner.headers, {
           title: "ab",
           description: "   ",
           status: "archived"
         })
-        expectStatus(res, 422, "VALIDATION_ERROR")
+        expectRaw(res, 422, "VALIDATION_ERROR")
         assert.sameMembers(fieldsOf(res.body), ["title", "description", "status"])
       }))
   })
@@ -214,20 +209,22 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("opportu
         const hiddenSuspended = yield* makeOpportunity(suspendedOrg)
         const legacy = yield* makeOpportunity(approvedOrg)
         const second = yield* makeOpportunity(c.organisation)
-        const res = yield* call("GET", OPPORTUNITIES, c.anonymous)
-        expectStatus(res, 200)
-        assert.deepStrictEqual(idsOf(res.body), [second.id, legacy.id, first.id])
-        assert.deepStrictEqual(metaOf(res.body), { per_page: 20, has_more: false })
-        assert.notInclude(idsOf(res.body), other.opportunity.id)
+        const res = yield* c.visitor.client.opportunities.list({ urlParams: {} })
+        assert.deepStrictEqual(idsOf(res), [second.id, legacy.id, first.id])
+        assert.deepStrictEqual(res.meta, { per_page: 20, has_more: false })
+        assert.notInclude(idsOf(res), other.opportunity.id)
 
         // Detail: closed ones are readable; those of pending or suspended organisations, or elsewhere, are 404.
         const closed = yield* makeOpportunity(c.organisation, { status: "closed" })
-        const got = yield* call("GET", `${OPPORTUNITIES}/${closed.id}`, c.anonymous)
-        expectStatus(got, 200)
-        assert.strictEqual(dataOf<{ status: string }>(got.body).status, "closed")
-        for (const id of [hiddenPending.id, hiddenSuspended.id, other.opportunity.id, 999_999_999, "x1"]) {
-          expectStatus(yield* call("GET", `${OPPORTUNITIES}/${id}`, c.anonymous), 404, "NOT_FOUND")
+        const got = yield* c.visitor.client.opportunities.get({ path: { id: closed.id } })
+        assert.strictEqual(got.data.status, "closed")
+        for (
+          const id of [hiddenPending.id, hiddenSuspended.id, other.opportunity.id, OpportunityId.make(999_999_999)]
+        ) {
+          yield* c.visitor.client.opportunities.get({ path: { id } }).pipe(expectError(404, "NOT_FOUND"))
         }
+        // Raw: an id the typed client cannot put in the path.
+        expectRaw(yield* call("GET", `${OPPORTUNITIES}/x1`, c.visitor.headers), 404, "NOT_FOUND")
       }))
 
     it.effect("organisation_id and search filter (% and _ literal); cursor pages end without gaps or repeats", () =>
@@ -239,33 +236,31 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("opportu
         const percent = yield* makeOpportunity(second, { title: "100% fun_times" })
         yield* makeOpportunity(second, { title: "1000 fun times" })
 
-        const byOrg = yield* call("GET", `${OPPORTUNITIES}?organisation_id=${second.id}`, c.anonymous)
-        assert.lengthOf(idsOf(byOrg.body), 2)
-        const searched = yield* call("GET", `${OPPORTUNITIES}?search=${encodeURIComponent("0% FUN_")}`, c.anonymous)
-        assert.deepStrictEqual(idsOf(searched.body), [percent.id])
-        const byDescription = yield* call("GET", `${OPPORTUNITIES}?search=AN%20AFTERNOON`, c.anonymous)
-        assert.lengthOf(idsOf(byDescription.body), 7)
+        const list = (urlParams: OpportunityListParams) => c.visitor.client.opportunities.list({ urlParams })
+        assert.lengthOf(idsOf(yield* list({ organisation_id: second.id })), 2)
+        assert.deepStrictEqual(idsOf(yield* list({ search: "0% FUN_" })), [percent.id])
+        assert.lengthOf(idsOf(yield* list({ search: "AN AFTERNOON" })), 7)
 
         const seen: Array<number> = []
         let cursor: string | undefined
         for (let page = 0; page < 10; page++) {
-          const query = `?organisation_id=${c.organisation.id}&per_page=2${
-            cursor === undefined ? "" : `&cursor=${cursor}`
-          }`
-          const res = yield* call("GET", `${OPPORTUNITIES}${query}`, c.anonymous)
-          expectStatus(res, 200)
-          seen.push(...idsOf(res.body))
-          const meta = metaOf(res.body)
-          if (!meta.has_more) {
-            assert.notProperty(meta, "cursor")
+          const res = yield* list({
+            organisation_id: c.organisation.id,
+            per_page: 2,
+            ...(cursor === undefined ? {} : { cursor: pageCursor(RecordId, cursor) })
+          })
+          seen.push(...idsOf(res))
+          if (!res.meta.has_more) {
+            assert.notProperty(res.meta, "cursor")
             break
           }
-          cursor = meta.cursor
+          cursor = res.meta.cursor
         }
         assert.deepStrictEqual(seen, [...ids].reverse())
 
-        const bad = yield* call("GET", `${OPPORTUNITIES}?cursor=!!&per_page=0&organisation_id=abc`, c.anonymous)
-        expectStatus(bad, 422, "VALIDATION_ERROR")
+        // Raw: parameters the typed client would not send.
+        const bad = yield* call("GET", `${OPPORTUNITIES}?cursor=!!&per_page=0&organisation_id=abc`, c.visitor.headers)
+        expectRaw(bad, 422, "VALIDATION_ERROR")
         assert.sameMembers(fieldsOf(bad.body), ["cursor", "per_page", "organisation_id"])
       }))
 
@@ -274,18 +269,17 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("opportu
         const c = yield* community({ features: { volunteering: false } })
         const opportunity = yield* makeOpportunity(c.organisation)
         const application = yield* makeApplication(opportunity, c.volunteer, "pending")
-        const routes: Array<[Method, string, Headers, unknown?]> = [
-          ["GET", OPPORTUNITIES, c.anonymous],
-          ["GET", `${OPPORTUNITIES}/${opportunity.id}`, c.anonymous],
-          ["POST", createPath(c.organisation.id), c.ownerH, { title: "Sort", description: "Help" }],
-          ["PUT", `${OPPORTUNITIES}/${opportunity.id}`, c.ownerH, { status: "closed" }],
-          ["POST", `${OPPORTUNITIES}/${opportunity.id}/apply`, c.plainH, {}],
-          ["PUT", `${VOLUNTEERING}/applications/${application.id}`, c.ownerH, { status: "approved" }],
-          ["GET", `${VOLUNTEERING}/my-applications`, c.volunteerH]
-        ]
-        for (const [method, path, headers, body] of routes) {
-          expectStatus(yield* call(method, path, headers, body), 403, "FEATURE_DISABLED")
-        }
+        const gated = expectError(403, "FEATURE_DISABLED")
+        yield* c.visitor.client.opportunities.list({ urlParams: {} }).pipe(gated)
+        yield* c.visitor.client.opportunities.get({ path: { id: opportunity.id } }).pipe(gated)
+        yield* c.owner.client.opportunities.create({ path: { id: c.organisation.id }, payload: shortOpportunity })
+          .pipe(gated)
+        yield* c.owner.client.opportunities.update({ path: { id: opportunity.id }, payload: { status: "closed" } })
+          .pipe(gated)
+        yield* c.plain.client.opportunities.apply({ path: { id: opportunity.id }, payload: {} }).pipe(gated)
+        yield* c.owner.client.applications.review({ path: { id: application.id }, payload: { status: "approved" } })
+          .pipe(gated)
+        yield* c.volunteer.client.applications.mine({ urlParams: {} }).pipe(gated)
       }))
   })
 
@@ -294,16 +288,12 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("opportu
       Effect.gen(function*() {
         const c = yield* community()
         const opportunity = yield* makeOpportunity(c.organisation)
-        const res = yield* call("PUT", `${OPPORTUNITIES}/${opportunity.id}`, c.orgAdminH, {
-          title: "Evening shift",
-          status: "closed"
-        })
-        expectStatus(res, 200)
-        assert.deepInclude(dataOf<Record<string, unknown>>(res.body), {
-          id: opportunity.id,
-          title: "Evening shift",
-          status: "closed"
-        })
+        const res = yield* c.orgAdmin.client.opportunities.update({
+          path: { id: opportunity.id },
+          payload: { title: "Evening shift", status: "closed" },
+          withResponse: true
+        }).pipe(expectStatus(200))
+        assert.deepInclude(res.data, { id: opportunity.id, title: "Evening shift", status: "closed" })
         assert.deepStrictEqual(yield* eventsOf(c.tenant, "VolOpportunityUpdated"), [{
           opportunity_id: opportunity.id,
           organisation_id: c.organisation.id,
@@ -312,15 +302,22 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("opportu
           status: "closed",
           updated_by: c.orgAdmin.id
         }])
-        assert.deepStrictEqual(idsOf((yield* call("GET", OPPORTUNITIES, c.anonymous)).body), [])
-        const got = yield* call("GET", `${OPPORTUNITIES}/${opportunity.id}`, c.anonymous)
-        assert.deepInclude(dataOf<Record<string, unknown>>(got.body), { title: "Evening shift", status: "closed" })
+        assert.deepStrictEqual(idsOf(yield* c.visitor.client.opportunities.list({ urlParams: {} })), [])
+        const got = yield* c.visitor.client.opportunities.get({ path: { id: opportunity.id } })
+        assert.deepInclude(got.data, { title: "Evening shift", status: "closed" })
 
         // Reopen; an empty edit changes nothing and raises no event.
-        expectStatus(yield* call("PUT", `${OPPORTUNITIES}/${opportunity.id}`, c.ownerH, { status: "open" }), 200)
-        const empty = yield* call("PUT", `${OPPORTUNITIES}/${opportunity.id}`, c.ownerH, {})
-        expectStatus(empty, 200)
-        assert.strictEqual(dataOf<{ status: string }>(empty.body).status, "open")
+        yield* c.owner.client.opportunities.update({
+          path: { id: opportunity.id },
+          payload: { status: "open" },
+          withResponse: true
+        }).pipe(expectStatus(200))
+        const empty = yield* c.owner.client.opportunities.update({
+          path: { id: opportunity.id },
+          payload: {},
+          withResponse: true
+        }).pipe(expectStatus(200))
+        assert.strictEqual(empty.data.status, "open")
         assert.lengthOf(yield* eventsOf(c.tenant, "VolOpportunityUpdated"), 2)
       }))
 
@@ -329,28 +326,25 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("opportu
         const c = yield* community()
         const other = yield* elsewhere
         const opportunity = yield* makeOpportunity(c.organisation)
-        const path = `${OPPORTUNITIES}/${opportunity.id}`
-        for (const headers of [c.plainH, c.volunteerH, c.adminH]) {
-          expectStatus(yield* call("PUT", path, headers, { status: "closed" }), 403, "FORBIDDEN")
+        const close = (who: { readonly client: ApiClient }, id: OpportunityId) =>
+          who.client.opportunities.update({ path: { id }, payload: { status: "closed" } })
+        for (const who of [c.plain, c.volunteer, c.admin]) {
+          yield* close(who, opportunity.id).pipe(expectError(403, "FORBIDDEN"))
         }
         const suspended = yield* makeOrganisation(c.owner, { status: "suspended" })
         const ofSuspended = yield* makeOpportunity(suspended)
-        expectStatus(
-          yield* call("PUT", `${OPPORTUNITIES}/${ofSuspended.id}`, c.ownerH, { status: "closed" }),
-          403,
-          "FORBIDDEN"
-        )
-        expectStatus(
-          yield* call("PUT", `${OPPORTUNITIES}/${other.opportunity.id}`, c.ownerH, { status: "closed" }),
-          404,
-          "NOT_FOUND"
-        )
-        const bad = yield* call("PUT", path, c.ownerH, { title: "", status: "done" })
-        expectStatus(bad, 422, "VALIDATION_ERROR")
+        yield* close(c.owner, ofSuspended.id).pipe(expectError(403, "FORBIDDEN"))
+        yield* close(c.owner, other.opportunity.id).pipe(expectError(404, "NOT_FOUND"))
+        // Raw: a body the contract refuses, which the typed client would not send.
+        const bad = yield* call("PUT", `${OPPORTUNITIES}/${opportunity.id}`, c.owner.headers, {
+          title: "",
+          status: "done"
+        })
+        expectRaw(bad, 422, "VALIDATION_ERROR")
         assert.sameMembers(fieldsOf(bad.body), ["title", "status"])
-        expectStatus(yield* call("PUT", path, c.anonymous, { status: "closed" }), 401, "AUTH_REQUIRED")
-        const got = yield* call("GET", path, c.anonymous)
-        assert.strictEqual(dataOf<{ status: string }>(got.body).status, "open")
+        yield* close(c.visitor, opportunity.id).pipe(expectError(401, "AUTH_REQUIRED"))
+        const got = yield* c.visitor.client.opportunities.get({ path: { id: opportunity.id } })
+        assert.strictEqual(got.data.status, "open")
         assert.lengthOf(yield* eventsOf(c.tenant, "VolOpportunityUpdated"), 0)
       }))
   })
@@ -360,16 +354,18 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("opportu
       Effect.gen(function*() {
         const c = yield* community()
         const opportunity = yield* makeOpportunity(c.organisation, { title: "Driver" })
-        const path = `${OPPORTUNITIES}/${opportunity.id}/apply`
-        const res = yield* call("POST", path, c.volunteerH, { message: "  I have a van.  " })
-        expectStatus(res, 201)
+        // Raw: the message is trimmed by the server, and the answer must have exactly these fields.
+        const res = yield* call("POST", `${OPPORTUNITIES}/${opportunity.id}/apply`, c.volunteer.headers, {
+          message: "  I have a van.  "
+        })
+        expectRaw(res, 201)
         const created = dataOf<{ id: number; created_at: string }>(res.body)
         assert.deepStrictEqual(res.body, {
           data: {
             id: created.id,
             opportunity: { id: opportunity.id, title: "Driver" },
             organisation_id: c.organisation.id,
-            user: summary(c.volunteer, "Vic", "Volunteer"),
+            user: summary(c.volunteer, "Mia", "Member"),
             message: "I have a van.",
             status: "pending",
             created_at: created.created_at,
@@ -383,30 +379,33 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("opportu
           organisation_id: c.organisation.id,
           user_id: c.volunteer.id
         }])
-        const again = yield* call("POST", path, c.volunteerH, {})
-        expectStatus(again, 409, "ALREADY_EXISTS")
+        yield* c.volunteer.client.opportunities.apply({ path: { id: opportunity.id }, payload: {} }).pipe(
+          expectError(409, "ALREADY_EXISTS")
+        )
 
-        const mine = yield* call("GET", `${VOLUNTEERING}/my-applications`, c.volunteerH)
-        expectStatus(mine, 200)
+        const volunteer = yield* wireClient(c.volunteer)
+        const mine = yield* volunteer.applications.mine({ urlParams: {}, withResponse: true }).pipe(expectWire(200))
         assert.deepStrictEqual(dataOf<Array<unknown>>(mine.body), [dataOf<unknown>(res.body)])
         assert.deepStrictEqual(metaOf(mine.body), { per_page: 20, has_more: false })
         // Others see only their own.
-        const othersApplications = yield* call("GET", `${VOLUNTEERING}/my-applications`, c.plainH)
-        assert.deepStrictEqual(dataOf<Array<unknown>>(othersApplications.body), [])
+        const othersApplications = yield* c.plain.client.applications.mine({ urlParams: {} })
+        assert.deepStrictEqual(othersApplications.data, [])
       }))
 
     it.effect("the message is optional (null); two applications sent at once make one (201 + 409)", () =>
       Effect.gen(function*() {
         const c = yield* community()
         const opportunity = yield* makeOpportunity(c.organisation)
-        const path = `${OPPORTUNITIES}/${opportunity.id}/apply`
-        const results = yield* Effect.all(
-          [call("POST", path, c.volunteerH, {}), call("POST", path, c.volunteerH, { message: "" })],
-          { concurrency: 2 }
-        )
-        assert.sameMembers(results.map((r) => r.status), [201, 409])
-        const created = results.find((r) => r.status === 201)!
-        assert.isNull(dataOf<{ message: string | null }>(created.body).message)
+        const apply = (payload: { readonly message?: string }) =>
+          c.volunteer.client.opportunities.apply({ path: { id: opportunity.id }, payload, withResponse: true }).pipe(
+            Effect.either
+          )
+        const results = yield* Effect.all([apply({}), apply({ message: "" })], { concurrency: 2 })
+        const created = results.filter(Either.isRight).map((r) => r.right)
+        const refused = yield* Effect.forEach(results.filter(Either.isLeft), (r) => failureOf(Effect.fail(r.left)))
+        assert.deepStrictEqual(created.map(([, response]) => response.status), [201])
+        assert.deepStrictEqual(refused.map((f) => [f.status, f.code]), [[409, "ALREADY_EXISTS"]])
+        assert.isNull(created[0]![0].data.message)
         const rows = yield* Effect.flatMap(
           SqlClient.SqlClient,
           (sql) => sql`SELECT id FROM vol_applications WHERE opportunity_id = ${opportunity.id}`
@@ -414,15 +413,15 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("opportu
         assert.lengthOf(rows, 1)
         assert.lengthOf(yield* eventsOf(c.tenant, "VolApplicationCreated"), 1)
 
-        // A request without a body applies without a message.
+        // Raw: a request without a body applies without a message.
         const bodyless = yield* rawRequest(
           "POST",
           `${OPPORTUNITIES}/${(yield* makeOpportunity(c.organisation)).id}/apply`,
           {
-            headers: c.plainH
+            headers: c.plain.headers
           }
         )
-        expectStatus(bodyless, 201)
+        expectRaw(bodyless, 201)
         assert.deepInclude(dataOf<Record<string, unknown>>(bodyless.body), { message: null, status: "pending" })
       }))
 
@@ -430,27 +429,31 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("opportu
       Effect.gen(function*() {
         const c = yield* community()
         const other = yield* elsewhere
+        const apply = (who: { readonly client: ApiClient }, id: OpportunityId) =>
+          who.client.opportunities.apply({ path: { id }, payload: {} })
         const closed = yield* makeOpportunity(c.organisation, { status: "closed" })
-        const closedRes = yield* call("POST", `${OPPORTUNITIES}/${closed.id}/apply`, c.volunteerH, {})
-        expectStatus(closedRes, 422, "VALIDATION_ERROR")
-        assert.deepStrictEqual(fieldsOf(closedRes.body), ["opportunity"])
+        const closedRes = yield* apply(c.volunteer, closed.id).pipe(expectError(422, "VALIDATION_ERROR"))
+        assert.deepStrictEqual(closedRes.fields, ["opportunity"])
 
         const pendingOrg = yield* makeOrganisation(c.owner, { status: "pending" })
         const hidden = yield* makeOpportunity(pendingOrg)
-        for (const id of [hidden.id, other.opportunity.id, 999_999_999, "abc"]) {
-          expectStatus(yield* call("POST", `${OPPORTUNITIES}/${id}/apply`, c.volunteerH, {}), 404, "NOT_FOUND")
+        for (const id of [hidden.id, other.opportunity.id, OpportunityId.make(999_999_999)]) {
+          yield* apply(c.volunteer, id).pipe(expectError(404, "NOT_FOUND"))
         }
+        // Raw: an id the typed client cannot put in the path.
+        expectRaw(yield* call("POST", `${OPPORTUNITIES}/abc/apply`, c.volunteer.headers, {}), 404, "NOT_FOUND")
 
         const open = yield* makeOpportunity(c.organisation)
         const path = `${OPPORTUNITIES}/${open.id}/apply`
-        const superAdmin = yield* authHeaders(yield* makeSuperAdmin(), c.tenant)
-        expectStatus(yield* call("POST", path, superAdmin, {}), 403, "FORBIDDEN")
-        expectStatus(yield* call("POST", path, c.anonymous, {}), 401, "AUTH_REQUIRED")
-        const tooLong = yield* call("POST", path, c.volunteerH, { message: "x".repeat(2001) })
-        expectStatus(tooLong, 422, "VALIDATION_ERROR")
+        const superAdmin = { client: yield* apiClient(yield* authHeaders(yield* makeSuperAdmin(), c.tenant)) }
+        yield* apply(superAdmin, open.id).pipe(expectError(403, "FORBIDDEN"))
+        yield* apply(c.visitor, open.id).pipe(expectError(401, "AUTH_REQUIRED"))
+        // Raw: messages the contract refuses, which the typed client would not send.
+        const tooLong = yield* call("POST", path, c.volunteer.headers, { message: "x".repeat(2001) })
+        expectRaw(tooLong, 422, "VALIDATION_ERROR")
         assert.deepStrictEqual(fieldsOf(tooLong.body), ["message"])
-        const wrongType = yield* call("POST", path, c.volunteerH, { message: 42 })
-        expectStatus(wrongType, 422, "VALIDATION_ERROR")
+        const wrongType = yield* call("POST", path, c.volunteer.headers, { message: 42 })
+        expectRaw(wrongType, 422, "VALIDATION_ERROR")
         assert.lengthOf(yield* eventsOf(c.tenant, "VolApplicationCreated"), 0)
       }))
 
@@ -461,29 +464,31 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("opportu
         const created: Array<number> = []
         for (let i = 0; i < 5; i++) {
           const opportunity = yield* makeOpportunity(c.organisation)
-          const res = yield* call("POST", `${OPPORTUNITIES}/${opportunity.id}/apply`, c.volunteerH, {})
-          expectStatus(res, 201)
-          created.push(dataOf<{ id: number }>(res.body).id)
+          const res = yield* c.volunteer.client.opportunities.apply({
+            path: { id: opportunity.id },
+            payload: {},
+            withResponse: true
+          }).pipe(expectStatus(201))
+          created.push(res.data.id)
         }
         const seen: Array<number> = []
         let cursor: string | undefined
         for (let page = 0; page < 10; page++) {
-          const query = `?per_page=2${cursor === undefined ? "" : `&cursor=${cursor}`}`
-          const res = yield* call("GET", `${VOLUNTEERING}/my-applications${query}`, c.volunteerH)
-          expectStatus(res, 200)
-          seen.push(...idsOf(res.body))
-          const meta = metaOf(res.body)
-          if (!meta.has_more) {
-            assert.notProperty(meta, "cursor")
+          const res = yield* c.volunteer.client.applications.mine({
+            urlParams: { per_page: 2, ...(cursor === undefined ? {} : { cursor: pageCursor(RecordId, cursor) }) }
+          })
+          seen.push(...idsOf(res))
+          if (!res.meta.has_more) {
+            assert.notProperty(res.meta, "cursor")
             break
           }
-          cursor = meta.cursor
+          cursor = res.meta.cursor
         }
         assert.deepStrictEqual(seen, [...created].reverse())
-        expectStatus(yield* call("GET", `${VOLUNTEERING}/my-applications`, c.anonymous), 401, "AUTH_REQUIRED")
+        yield* c.visitor.client.applications.mine({ urlParams: {} }).pipe(expectError(401, "AUTH_REQUIRED"))
         // The volunteer's token addressed to another community does not authenticate there (decisions D4).
-        const foreign = { ...c.volunteerH, ...tenantHeaders(other.tenant) }
-        expectStatus(yield* call("GET", `${VOLUNTEERING}/my-applications`, foreign), 401, "AUTH_REQUIRED")
+        const foreign = yield* apiClient({ ...c.volunteer.headers, ...tenantHeaders(other.tenant) })
+        yield* foreign.applications.mine({ urlParams: {} }).pipe(expectError(401, "AUTH_REQUIRED"))
       }))
   })
 
@@ -493,13 +498,14 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("opportu
         const c = yield* community()
         const opportunity = yield* makeOpportunity(c.organisation)
         const application = yield* makeApplication(opportunity, c.volunteer, "pending")
-        const path = `${VOLUNTEERING}/applications/${application.id}`
-        const res = yield* call("PUT", path, c.orgAdminH, { status: "approved" })
-        expectStatus(res, 200)
-        const view = dataOf<{ status: string; reviewed_at: string | null; user: unknown }>(res.body)
+        const review = (client: ApiClient, status: "approved" | "declined") =>
+          client.applications.review({ path: { id: application.id }, payload: { status }, withResponse: true })
+        const res = yield* review(yield* wireClient(c.orgAdmin), "approved").pipe(expectWire(200))
+        const view = res.value.data
         assert.strictEqual(view.status, "approved")
-        assert.isString(view.reviewed_at)
-        assert.deepStrictEqual(view.user, summary(c.volunteer, "Vic", "Volunteer"))
+        assert.isNotNull(view.reviewed_at)
+        assert.isString(dataOf<{ reviewed_at: unknown }>(res.body).reviewed_at)
+        assert.deepStrictEqual<unknown>(view.user, summary(c.volunteer, "Mia", "Member"))
         assert.deepStrictEqual(yield* eventsOf(c.tenant, "VolApplicationReviewed"), [{
           application_id: application.id,
           opportunity_id: opportunity.id,
@@ -508,22 +514,20 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("opportu
           status: "approved",
           reviewed_by: c.orgAdmin.id
         }])
-        const again = yield* call("PUT", path, c.ownerH, { status: "approved" })
-        expectStatus(again, 200)
+        const again = yield* review(yield* wireClient(c.owner), "approved").pipe(expectWire(200))
         assert.deepStrictEqual(again.body, res.body)
         assert.lengthOf(yield* eventsOf(c.tenant, "VolApplicationReviewed"), 1)
 
         // The volunteer now counts for the organisation (spec aggregates).
-        const detail = yield* call("GET", `${VOLUNTEERING}/organisations/${c.organisation.id}`, c.anonymous)
-        assert.strictEqual(dataOf<{ volunteer_count: number }>(detail.body).volunteer_count, 1)
+        const detail = yield* (yield* clientFromAnyIp(c.visitor)).organisations.get({ path: { id: c.organisation.id } })
+        assert.strictEqual(detail.data.volunteer_count, 1)
 
         // A decision may be changed: the organisation stops working with the volunteer.
-        const declined = yield* call("PUT", path, c.ownerH, { status: "declined" })
-        expectStatus(declined, 200)
-        assert.strictEqual(dataOf<{ status: string }>(declined.body).status, "declined")
+        const declined = yield* review(c.owner.client, "declined").pipe(expectStatus(200))
+        assert.strictEqual(declined.data.status, "declined")
         assert.lengthOf(yield* eventsOf(c.tenant, "VolApplicationReviewed"), 2)
-        const mine = yield* call("GET", `${VOLUNTEERING}/my-applications`, c.volunteerH)
-        assert.strictEqual(dataOf<Array<{ status: string }>>(mine.body)[0]!.status, "declined")
+        const mine = yield* c.volunteer.client.applications.mine({ urlParams: {} })
+        assert.strictEqual(mine.data[0]!.status, "declined")
       }))
 
     it.effect("the applicant, plain members and community admins are 403; own application 403; foreign 404", () =>
@@ -532,31 +536,32 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("opportu
         const other = yield* elsewhere
         const opportunity = yield* makeOpportunity(c.organisation)
         const application = yield* makeApplication(opportunity, c.volunteer, "pending")
-        const path = `${VOLUNTEERING}/applications/${application.id}`
-        for (const headers of [c.volunteerH, c.plainH, c.adminH]) {
-          expectStatus(yield* call("PUT", path, headers, { status: "approved" }), 403, "FORBIDDEN")
+        const approve = (who: { readonly client: ApiClient }, id: ApplicationId) =>
+          who.client.applications.review({ path: { id }, payload: { status: "approved" } })
+        for (const who of [c.volunteer, c.plain, c.admin]) {
+          yield* approve(who, application.id).pipe(expectError(403, "FORBIDDEN"))
         }
         // An organisation admin who applied may not decide on their own application.
         const own = yield* makeApplication(opportunity, c.orgAdmin, "pending")
-        expectStatus(
-          yield* call("PUT", `${VOLUNTEERING}/applications/${own.id}`, c.orgAdminH, { status: "approved" }),
-          403,
-          "FORBIDDEN"
-        )
-        for (const id of [other.application.id, 999_999_999, "nope"]) {
-          expectStatus(
-            yield* call("PUT", `${VOLUNTEERING}/applications/${id}`, c.ownerH, { status: "approved" }),
-            404,
-            "NOT_FOUND"
-          )
+        yield* approve(c.orgAdmin, own.id).pipe(expectError(403, "FORBIDDEN"))
+        for (const id of [other.application.id, ApplicationId.make(999_999_999)]) {
+          yield* approve(c.owner, id).pipe(expectError(404, "NOT_FOUND"))
         }
-        const bad = yield* call("PUT", path, c.ownerH, { status: "pending" })
-        expectStatus(bad, 422, "VALIDATION_ERROR")
+        // Raw: an id and a decision the typed client cannot send.
+        expectRaw(
+          yield* call("PUT", `${VOLUNTEERING}/applications/nope`, c.owner.headers, { status: "approved" }),
+          404,
+          "NOT_FOUND"
+        )
+        const bad = yield* call("PUT", `${VOLUNTEERING}/applications/${application.id}`, c.owner.headers, {
+          status: "pending"
+        })
+        expectRaw(bad, 422, "VALIDATION_ERROR")
         assert.deepStrictEqual(fieldsOf(bad.body), ["status"])
-        expectStatus(yield* call("PUT", path, c.anonymous, { status: "approved" }), 401, "AUTH_REQUIRED")
+        yield* approve(c.visitor, application.id).pipe(expectError(401, "AUTH_REQUIRED"))
         // Nothing was decided.
-        const mine = yield* call("GET", `${VOLUNTEERING}/my-applications`, c.volunteerH)
-        assert.strictEqual(dataOf<Array<{ status: string }>>(mine.body)[0]!.status, "pending")
+        const mine = yield* c.volunteer.client.applications.mine({ urlParams: {} })
+        assert.strictEqual(mine.data[0]!.status, "pending")
         assert.lengthOf(yield* eventsOf(c.tenant, "VolApplicationReviewed"), 0)
       }))
 
@@ -565,11 +570,8 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("opportu
         const c = yield* community()
         const suspended = yield* makeOrganisation(c.owner, { status: "suspended" })
         const application = yield* makeApplication(yield* makeOpportunity(suspended), c.volunteer, "pending")
-        expectStatus(
-          yield* call("PUT", `${VOLUNTEERING}/applications/${application.id}`, c.ownerH, { status: "approved" }),
-          403,
-          "FORBIDDEN"
-        )
+        yield* c.owner.client.applications.review({ path: { id: application.id }, payload: { status: "approved" } })
+          .pipe(expectError(403, "FORBIDDEN"))
       }))
   })
 })

@@ -1,25 +1,57 @@
 import { assert, describe, layer } from "@effect/vitest"
+import type { CursorMeta } from "@timebank/domain"
+import { OrganisationId, RecordId } from "@timebank/domain"
 import { hourPayment, isoDate } from "@timebank/server"
 import { Effect } from "effect"
-import { codeOf, dataOf, fieldOf, metaOf } from "./fixtures/bodies.js"
-import { makeTenant, tenantHeaders } from "./fixtures/tenants.js"
+import { codeOf, dataOf, fieldOf } from "./fixtures/bodies.js"
+import { type ApiClient, apiClient, pageCursor } from "./fixtures/client.js"
+import { type Actor, actor } from "./fixtures/community.js"
 import { rawRequest, TestApp } from "./fixtures/TestApp.js"
-import { authHeaders, makeAdmin, makeSuperAdmin, makeUser, type TestUser } from "./fixtures/users.js"
+import { authHeaders, makeAdmin, makeSuperAdmin, makeUser } from "./fixtures/users.js"
 import {
+  answerOf,
+  expectWire,
   makeApplication,
   makeHours,
   makeMembership,
   makeOpportunity,
   makeOrganisation,
-  type TestOrganisation
+  organisationCommunity,
+  type OrganisationCommunityOptions,
+  type TestOrganisation,
+  wireClient
 } from "./fixtures/volunteering.js"
 
 type Headers = Record<string, string>
 
+const includes = (actual: unknown, expected: Record<string, unknown>) =>
+  assert.deepInclude<Record<string, unknown>>(actual as Record<string, unknown>, expected)
+
 const ORGANISATIONS = "/api/v2/volunteering/organisations"
 
-/** Every dashboard route of organisation `id`, with a body for the writes. */
-const routes = (id: number | string) => [
+/** Every dashboard route of organisation `id` through `client`, each answering `[status, code]`. */
+const everyRoute = (client: ApiClient, id: OrganisationId) => {
+  const dashboard = client.organisationDashboard
+  return {
+    stats: answerOf(dashboard.stats({ path: { id }, withResponse: true })),
+    volunteers: answerOf(dashboard.volunteers({ path: { id }, urlParams: {}, withResponse: true })),
+    applications: answerOf(dashboard.applications({ path: { id }, urlParams: {}, withResponse: true })),
+    pendingHours: answerOf(dashboard.pendingHours({ path: { id }, urlParams: {}, withResponse: true })),
+    wallet: answerOf(dashboard.wallet({ path: { id }, withResponse: true })),
+    walletTransactions: answerOf(dashboard.walletTransactions({ path: { id }, urlParams: {}, withResponse: true })),
+    deposit: answerOf(dashboard.deposit({ path: { id }, headers: {}, payload: { amount: 1 }, withResponse: true })),
+    autoPay: answerOf(dashboard.autoPay({ path: { id }, payload: { enabled: true }, withResponse: true }))
+  }
+}
+
+/** The read routes of `everyRoute`. */
+const readRoutes = (client: ApiClient, id: OrganisationId) => {
+  const { autoPay: _autoPay, deposit: _deposit, ...reads } = everyRoute(client, id)
+  return reads
+}
+
+/** Every dashboard route on the wire, for ids the typed client cannot put in a path. */
+const rawRoutes = (id: number | string) => [
   { method: "GET" as const, path: `${ORGANISATIONS}/${id}/stats` },
   { method: "GET" as const, path: `${ORGANISATIONS}/${id}/volunteers` },
   { method: "GET" as const, path: `${ORGANISATIONS}/${id}/applications` },
@@ -29,41 +61,40 @@ const routes = (id: number | string) => [
   { method: "POST" as const, path: `${ORGANISATIONS}/${id}/wallet/deposit`, body: { amount: 1 } },
   { method: "PUT" as const, path: `${ORGANISATIONS}/${id}/wallet/auto-pay`, body: { enabled: true } }
 ]
-const readRoutes = (id: number) => routes(id).filter((r) => r.method === "GET")
 
 const call = (method: "GET" | "POST" | "PUT", path: string, headers: Headers, body?: unknown) =>
   rawRequest(method, path, { headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
 
 const get = (path: string, headers: Headers) => call("GET", path, headers)
 
-/** A community with an active organisation run by its creator, and a signed-in creator. */
-const community = (overrides: Record<string, unknown> = {}, status?: "pending" | "active" | "suspended") =>
-  Effect.gen(function*() {
-    const tenant = yield* makeTenant({ settings: { starting_balance: 0 }, ...overrides })
-    const owner = yield* makeUser(tenant, { firstName: "Olga", lastName: "Owner" })
-    const organisation = yield* makeOrganisation(owner, status === undefined ? {} : { status })
-    return { tenant, owner, organisation, ownerHeaders: yield* authHeaders(owner) }
-  })
+/** The shared community with an organisation (active unless given) run by Olga Owner. */
+const community = (options: OrganisationCommunityOptions = {}) => organisationCommunity(options)
 
-const statsOf = (organisation: TestOrganisation, headers: Headers) =>
-  Effect.map(get(`${ORGANISATIONS}/${organisation.id}/stats`, headers), (res) => {
-    assert.strictEqual(res.status, 200, res.text)
-    return dataOf(res.body)
-  })
+const statsOf = (organisation: TestOrganisation, who: { readonly client: ApiClient }) =>
+  Effect.map(who.client.organisationDashboard.stats({ path: { id: organisation.id } }), (res) => res.data)
 
-/** Walks a cursor list to its end; asserts the meta of every page. */
-const walk = <A>(path: string, headers: Headers, perPage: number) =>
+/** The URL params of one page of a dashboard list. */
+type PageParams = { readonly per_page?: number; readonly cursor?: number }
+
+/** Walks a cursor list to its end, passing each page's `meta.cursor` back; asserts the meta of every page. */
+const walk = <A, E, R>(
+  page: (urlParams: PageParams) => Effect.Effect<
+    { readonly data: ReadonlyArray<A>; readonly meta: CursorMeta },
+    E,
+    R
+  >,
+  perPage: number
+) =>
   Effect.gen(function*() {
-    const pages: Array<Array<A>> = []
+    const pages: Array<ReadonlyArray<A>> = []
     let cursor: string | undefined
     for (let guard = 0; guard < 50; guard++) {
-      const sep = path.includes("?") ? "&" : "?"
-      const url = `${path}${sep}per_page=${perPage}${cursor === undefined ? "" : `&cursor=${cursor}`}`
-      const res = yield* get(url, headers)
-      assert.strictEqual(res.status, 200, res.text)
-      const meta = metaOf(res.body)
+      const { data, meta } = yield* page({
+        per_page: perPage,
+        ...(cursor === undefined ? {} : { cursor: pageCursor(RecordId, cursor) })
+      })
       assert.strictEqual(meta.per_page, perPage)
-      pages.push(dataOf<Array<A>>(res.body))
+      pages.push(data)
       if (!meta.has_more) {
         assert.notProperty(meta, "cursor")
         return pages
@@ -81,45 +112,41 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("organis
         const c = yield* community()
         // The creator keeps access through the creator rule even without a membership row.
         yield* makeMembership(c.organisation, c.owner, "owner", "removed")
-        const coOwner = yield* makeUser(c.tenant)
-        const admin = yield* makeUser(c.tenant)
+        const coOwner = yield* actor(yield* makeUser(c.tenant))
+        const admin = yield* actor(yield* makeUser(c.tenant))
         yield* makeMembership(c.organisation, coOwner, "owner", "active")
         yield* makeMembership(c.organisation, admin, "admin", "active")
-        const superAdmin = yield* makeSuperAdmin()
-        const callers = {
-          creator: c.ownerHeaders,
-          owner: yield* authHeaders(coOwner),
-          admin: yield* authHeaders(admin),
-          superAdmin: yield* authHeaders(superAdmin, c.tenant)
-        }
-        for (const [who, headers] of Object.entries(callers)) {
-          for (const route of readRoutes(c.organisation.id)) {
-            const res = yield* get(route.path, headers)
-            assert.strictEqual(res.status, 200, `${who} ${route.path}: ${res.text}`)
+        const superAdmin = yield* apiClient(yield* authHeaders(yield* makeSuperAdmin(), c.tenant))
+        const callers = { creator: c.owner.client, owner: coOwner.client, admin: admin.client, superAdmin }
+        for (const [who, client] of Object.entries(callers)) {
+          for (const [route, answer] of Object.entries(readRoutes(client, c.organisation.id))) {
+            assert.deepStrictEqual(yield* answer, [200, undefined], `${who} ${route}`)
           }
-          const toggled = yield* call("PUT", `${ORGANISATIONS}/${c.organisation.id}/wallet/auto-pay`, headers, {
-            enabled: who !== "superAdmin"
-          })
-          assert.strictEqual(toggled.status, 200, `${who}: ${toggled.text}`)
+          const toggled = yield* answerOf(client.organisationDashboard.autoPay({
+            path: { id: c.organisation.id },
+            payload: { enabled: who !== "superAdmin" },
+            withResponse: true
+          }))
+          assert.deepStrictEqual(toggled, [200, undefined], who)
         }
         // The super-admin went last and switched it off.
-        assert.strictEqual((yield* statsOf(c.organisation, c.ownerHeaders)).auto_pay_enabled, false)
+        assert.strictEqual((yield* statsOf(c.organisation, c.owner)).auto_pay_enabled, false)
       }))
 
     it.effect("members, `member`-role, pending, invited or removed admins and community admins get 403 everywhere", () =>
       Effect.gen(function*() {
         const c = yield* community()
-        const plain = yield* makeUser(c.tenant)
-        const memberRole = yield* makeUser(c.tenant)
-        const pendingAdmin = yield* makeUser(c.tenant)
-        const invitedOwner = yield* makeUser(c.tenant)
-        const removedAdmin = yield* makeUser(c.tenant)
-        const communityAdmin = yield* makeAdmin(c.tenant)
+        const plain = yield* actor(yield* makeUser(c.tenant))
+        const memberRole = yield* actor(yield* makeUser(c.tenant))
+        const pendingAdmin = yield* actor(yield* makeUser(c.tenant))
+        const invitedOwner = yield* actor(yield* makeUser(c.tenant))
+        const removedAdmin = yield* actor(yield* makeUser(c.tenant))
+        const communityAdmin = yield* actor(yield* makeAdmin(c.tenant))
         yield* makeMembership(c.organisation, memberRole, "member", "active")
         yield* makeMembership(c.organisation, pendingAdmin, "admin", "pending")
         yield* makeMembership(c.organisation, invitedOwner, "owner", "invited")
         yield* makeMembership(c.organisation, removedAdmin, "admin", "removed")
-        const refused: Record<string, TestUser> = {
+        const refused: Record<string, Actor> = {
           plain,
           memberRole,
           pendingAdmin,
@@ -128,14 +155,12 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("organis
           communityAdmin
         }
         for (const [who, user] of Object.entries(refused)) {
-          const headers = yield* authHeaders(user)
-          for (const route of routes(c.organisation.id)) {
-            const res = yield* call(route.method, route.path, headers, route.body)
-            assert.deepStrictEqual([res.status, codeOf(res.body)], [403, "FORBIDDEN"], `${who} ${route.path}`)
+          for (const [route, answer] of Object.entries(everyRoute(user.client, c.organisation.id))) {
+            assert.deepStrictEqual(yield* answer, [403, "FORBIDDEN"], `${who} ${route}`)
           }
         }
         // Nothing changed: no deposit, auto-pay still off.
-        const stats = yield* statsOf(c.organisation, c.ownerHeaders)
+        const stats = yield* statsOf(c.organisation, c.owner)
         assert.deepInclude(stats, { balance: 0, auto_pay_enabled: false })
       }))
 
@@ -143,45 +168,49 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("organis
       Effect.gen(function*() {
         const a = yield* community()
         const b = yield* community()
-        for (const route of routes(a.organisation.id)) {
-          // B's organisation owner, in B, asking for A's organisation.
-          const res = yield* call(route.method, route.path, b.ownerHeaders, route.body)
-          assert.deepStrictEqual([res.status, codeOf(res.body)], [404, "NOT_FOUND"], `cross-tenant ${route.path}`)
+        // B's organisation owner, in B, asking for A's organisation; then A's owner for an unknown one.
+        const asked = [
+          ["cross-tenant", b.owner.client, a.organisation.id],
+          ["987654321", a.owner.client, OrganisationId.make(987654321)]
+        ] as const
+        for (const [what, client, id] of asked) {
+          for (const [route, answer] of Object.entries(everyRoute(client, id))) {
+            assert.deepStrictEqual(yield* answer, [404, "NOT_FOUND"], `${what} ${route}`)
+          }
         }
-        for (const id of [987654321, "abc", 0, -3]) {
-          for (const route of routes(id)) {
-            const res = yield* call(route.method, route.path, a.ownerHeaders, route.body)
+        // Raw: ids the typed client cannot put in the path.
+        for (const id of ["abc", 0, -3]) {
+          for (const route of rawRoutes(id)) {
+            const res = yield* call(route.method, route.path, a.owner.headers, route.body)
             assert.deepStrictEqual([res.status, codeOf(res.body)], [404, "NOT_FOUND"], `${id} ${route.path}`)
           }
         }
         // A's organisation is untouched and still A's.
-        assert.strictEqual((yield* statsOf(a.organisation, a.ownerHeaders)).auto_pay_enabled, false)
+        assert.strictEqual((yield* statsOf(a.organisation, a.owner)).auto_pay_enabled, false)
       }))
 
     it.effect("without a token 401; with volunteering off 403 FEATURE_DISABLED", () =>
       Effect.gen(function*() {
         const c = yield* community({ features: { volunteering: false } })
-        for (const route of routes(c.organisation.id)) {
-          const anonymous = yield* call(route.method, route.path, tenantHeaders(c.tenant), route.body)
-          assert.deepStrictEqual([anonymous.status, codeOf(anonymous.body)], [401, "AUTH_REQUIRED"], route.path)
-          const res = yield* call(route.method, route.path, c.ownerHeaders, route.body)
-          assert.deepStrictEqual([res.status, codeOf(res.body)], [403, "FEATURE_DISABLED"], route.path)
+        const anonymous = everyRoute(c.visitor.client, c.organisation.id)
+        for (const [route, answer] of Object.entries(everyRoute(c.owner.client, c.organisation.id))) {
+          assert.deepStrictEqual(yield* anonymous[route as keyof typeof anonymous], [401, "AUTH_REQUIRED"], route)
+          assert.deepStrictEqual(yield* answer, [403, "FEATURE_DISABLED"], route)
         }
       }))
 
     it.effect("pending and suspended organisations' dashboards stay readable by their owners", () =>
       Effect.gen(function*() {
         for (const status of ["pending", "suspended"] as const) {
-          const c = yield* community({}, status)
+          const c = yield* community({ organisation: { status } })
           const opportunity = yield* makeOpportunity(c.organisation)
           const volunteer = yield* makeUser(c.tenant)
           yield* makeApplication(opportunity, volunteer, "approved")
           yield* makeHours(c.organisation, volunteer, 2, "pending")
-          for (const route of readRoutes(c.organisation.id)) {
-            const res = yield* get(route.path, c.ownerHeaders)
-            assert.strictEqual(res.status, 200, `${status} ${route.path}: ${res.text}`)
+          for (const [route, answer] of Object.entries(readRoutes(c.owner.client, c.organisation.id))) {
+            assert.deepStrictEqual(yield* answer, [200, undefined], `${status} ${route}`)
           }
-          const stats = yield* statsOf(c.organisation, c.ownerHeaders)
+          const stats = yield* statsOf(c.organisation, c.owner)
           assert.deepInclude(stats, { volunteers: 1, pending_hours: 2, active_opportunities: 1 })
         }
       }))
@@ -224,8 +253,9 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("organis
         yield* makeHours(other, u4, 5, "approved")
         yield* makeHours(other, u4, 6, "pending")
 
-        const res = yield* get(`${ORGANISATIONS}/${c.organisation.id}/stats`, c.ownerHeaders)
-        assert.strictEqual(res.status, 200, res.text)
+        const owner = yield* wireClient(c.owner)
+        const res = yield* owner.organisationDashboard.stats({ path: { id: c.organisation.id }, withResponse: true })
+          .pipe(expectWire(200))
         assert.deepStrictEqual(res.body, {
           data: {
             volunteers: 2,
@@ -238,7 +268,7 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("organis
           },
           meta: {}
         })
-        const otherStats = yield* statsOf(other, yield* authHeaders(u5))
+        const otherStats = yield* statsOf(other, yield* actor(u5))
         assert.deepStrictEqual(otherStats, {
           volunteers: 1,
           pending_applications: 1,
@@ -252,10 +282,8 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("organis
 
     it.effect("auto_pay_enabled shows the organisation's flag", () =>
       Effect.gen(function*() {
-        const tenant = yield* makeTenant()
-        const owner = yield* makeUser(tenant)
-        const organisation = yield* makeOrganisation(owner, { autoPay: true })
-        assert.strictEqual((yield* statsOf(organisation, yield* authHeaders(owner))).auto_pay_enabled, true)
+        const c = yield* community({ organisation: { autoPay: true } })
+        assert.strictEqual((yield* statsOf(c.organisation, c.owner)).auto_pay_enabled, true)
       }))
   })
 
@@ -284,16 +312,22 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("organis
         const elsewhere = yield* makeOrganisation(pendingOnly)
         yield* makeHours(elsewhere, ann, 10, "approved")
 
-        const res = yield* get(`${ORGANISATIONS}/${c.organisation.id}/volunteers`, c.ownerHeaders)
-        assert.strictEqual(res.status, 200, res.text)
-        assert.deepStrictEqual(metaOf(res.body), { per_page: 20, has_more: false })
-        const items = dataOf<Array<Record<string, unknown>>>(res.body)
-        assert.deepStrictEqual(items.map((v) => (v.user as { id: number }).id), [bob.id, ann.id])
-        const [bobItem, annItem] = items as [Record<string, unknown>, Record<string, unknown>]
+        const owner = yield* wireClient(c.owner)
+        const res = yield* owner.organisationDashboard.volunteers({
+          path: { id: c.organisation.id },
+          urlParams: {},
+          withResponse: true
+        }).pipe(expectWire(200))
+        assert.deepStrictEqual(res.value.meta, { per_page: 20, has_more: false })
+        const items = res.value.data
+        assert.deepStrictEqual(items.map((v) => v.user.id), [bob.id, ann.id])
+        const [bobItem, annItem] = [items[0]!, items[1]!]
         assert.deepStrictEqual(annItem.user, { id: ann.id, first_name: "Ann", last_name: "A", avatar_url: null })
         assert.deepInclude(annItem, { total_hours: 3.5, application_count: 3 })
         assert.deepInclude(bobItem, { total_hours: 0, application_count: 1 })
-        assert.match(annItem.first_approved_at as string, /^\d{4}-\d\d-\d\dT.*Z$/)
+        // On the wire, an ISO instant in UTC.
+        const annOnWire = dataOf<Array<{ first_approved_at: string }>>(res.body)[1]!
+        assert.match(annOnWire.first_approved_at, /^\d{4}-\d\d-\d\dT.*Z$/)
       }))
 
     it.effect("cursor paging walks every volunteer once; a bad cursor or per_page is 422", () =>
@@ -306,24 +340,24 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("organis
           yield* makeApplication(opportunity, user, "approved")
           ids.push(user.id)
         }
-        const pages = yield* walk<{ user: { id: number } }>(
-          `${ORGANISATIONS}/${c.organisation.id}/volunteers`,
-          c.ownerHeaders,
-          2
-        )
+        const volunteers = (urlParams: PageParams) =>
+          c.owner.client.organisationDashboard.volunteers({ path: { id: c.organisation.id }, urlParams })
+        const pages = yield* walk(volunteers, 2)
         assert.deepStrictEqual(pages.map((p) => p.length), [2, 2, 1])
         assert.deepStrictEqual(pages.flat().map((v) => v.user.id), [...ids].sort((x, y) => y - x))
-        const exact = yield* walk(`${ORGANISATIONS}/${c.organisation.id}/volunteers`, c.ownerHeaders, 5)
+        const exact = yield* walk(volunteers, 5)
         assert.deepStrictEqual(exact.map((p) => p.length), [5])
 
-        const badCursor = yield* get(`${ORGANISATIONS}/${c.organisation.id}/volunteers?cursor=nope!`, c.ownerHeaders)
+        // Raw: a cursor and page sizes the typed client would not send.
+        const path = `${ORGANISATIONS}/${c.organisation.id}/volunteers`
+        const badCursor = yield* get(`${path}?cursor=nope!`, c.owner.headers)
         assert.deepStrictEqual([badCursor.status, codeOf(badCursor.body), fieldOf(badCursor.body)], [
           422,
           "VALIDATION_ERROR",
           "cursor"
         ])
         for (const perPage of ["0", "101", "x"]) {
-          const res = yield* get(`${ORGANISATIONS}/${c.organisation.id}/volunteers?per_page=${perPage}`, c.ownerHeaders)
+          const res = yield* get(`${path}?per_page=${perPage}`, c.owner.headers)
           assert.deepStrictEqual([res.status, fieldOf(res.body)], [422, "per_page"], perPage)
         }
       }))
@@ -339,9 +373,14 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("organis
         const other = yield* makeOrganisation(mia)
         yield* makeApplication(yield* makeOpportunity(other), c.owner, "pending")
 
-        const res = yield* get(`${ORGANISATIONS}/${c.organisation.id}/applications`, c.ownerHeaders)
-        assert.strictEqual(res.status, 200, res.text)
-        assert.deepStrictEqual(metaOf(res.body), { per_page: 20, has_more: false })
+        const owner = yield* wireClient(c.owner)
+        const res = yield* owner.organisationDashboard.applications({
+          path: { id: c.organisation.id },
+          urlParams: {},
+          withResponse: true
+        }).pipe(expectWire(200))
+        assert.deepStrictEqual(res.value.meta, { per_page: 20, has_more: false })
+        // On the wire: exactly these fields.
         const items = dataOf<Array<Record<string, unknown>>>(res.body)
         assert.strictEqual(items.length, 1)
         assert.deepStrictEqual(Object.keys(items[0]!).sort(), [
@@ -377,21 +416,26 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("organis
           const application = yield* makeApplication(opportunities[i % 2]!, user, status)
           created.push({ id: application.id, status })
         }
-        const path = `${ORGANISATIONS}/${c.organisation.id}/applications`
-        const all = yield* walk<{ id: number }>(path, c.ownerHeaders, 3)
+        const applications = (filter: { readonly status?: "pending" | "approved" }) => (urlParams: PageParams) =>
+          c.owner.client.organisationDashboard.applications({
+            path: { id: c.organisation.id },
+            urlParams: { ...urlParams, ...filter }
+          })
+        const all = yield* walk(applications({}), 3)
         assert.deepStrictEqual(all.map((p) => p.length), [3, 3, 1])
         assert.deepStrictEqual(all.flat().map((a) => a.id), created.map((a) => a.id).reverse())
 
-        const pending = yield* walk<{ id: number; status: string }>(`${path}?status=pending`, c.ownerHeaders, 2)
+        const pending = yield* walk(applications({ status: "pending" }), 2)
         assert.deepStrictEqual(pending.map((p) => p.length), [2, 2])
         assert.deepStrictEqual(
           pending.flat().map((a) => a.id),
           created.filter((a) => a.status === "pending").map((a) => a.id).reverse()
         )
-        const approved = yield* walk<{ status: string }>(`${path}?status=approved`, c.ownerHeaders, 20)
+        const approved = yield* walk(applications({ status: "approved" }), 20)
         assert.deepStrictEqual(approved.flat().map((a) => a.status), ["approved", "approved"])
 
-        const bad = yield* get(`${path}?status=maybe`, c.ownerHeaders)
+        // Raw: a status the typed client would not send.
+        const bad = yield* get(`${ORGANISATIONS}/${c.organisation.id}/applications?status=maybe`, c.owner.headers)
         assert.deepStrictEqual([bad.status, codeOf(bad.body), fieldOf(bad.body)], [422, "VALIDATION_ERROR", "status"])
       }))
   })
@@ -410,11 +454,10 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("organis
         const elsewhere = yield* makeOrganisation(volunteer)
         yield* makeHours(elsewhere, c.owner, 2, "pending")
 
-        const path = `${ORGANISATIONS}/${c.organisation.id}/hours/pending`
-        const first = yield* get(path, c.ownerHeaders)
-        assert.strictEqual(first.status, 200, first.text)
-        const newest = dataOf<Array<Record<string, unknown>>>(first.body)[0]!
-        assert.deepInclude(newest, {
+        const pendingHours = (urlParams: PageParams) =>
+          c.owner.client.organisationDashboard.pendingHours({ path: { id: c.organisation.id }, urlParams })
+        const first = yield* pendingHours({})
+        includes(first.data[0], {
           id: pendingIds[4],
           organisation: { id: c.organisation.id, name: c.organisation.name },
           opportunity: null,
@@ -427,7 +470,7 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("organis
           payment: { status: "none", transaction_id: null, amount: null }
         })
 
-        const pages = yield* walk<{ id: number; status: string }>(path, c.ownerHeaders, 2)
+        const pages = yield* walk(pendingHours, 2)
         assert.deepStrictEqual(pages.map((p) => p.length), [2, 2, 1])
         assert.deepStrictEqual(pages.flat().map((h) => h.id), [...pendingIds].reverse())
         assert.isTrue(pages.flat().every((h) => h.status === "pending"))
@@ -435,13 +478,13 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("organis
 
     it.effect("an hour log's payment block follows its row", () =>
       Effect.sync(() => {
-        assert.deepStrictEqual(hourPayment({ hours: "2.50", payment_status: "paid", transaction_id: "41" }), {
+        assert.deepStrictEqual(hourPayment({ hours: 2.5, payment_status: "paid", transaction_id: 41 }), {
           status: "paid",
           transaction_id: 41,
           amount: 2.5
         })
         assert.deepStrictEqual(
-          hourPayment({ hours: "2.50", payment_status: "insufficient_balance", transaction_id: null }),
+          hourPayment({ hours: 2.5, payment_status: "insufficient_balance", transaction_id: null }),
           { status: "insufficient_balance", transaction_id: null, amount: null }
         )
         assert.strictEqual(isoDate(new Date(2026, 0, 9)), "2026-01-09")
@@ -452,21 +495,24 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("organis
   describe("privacy", () => {
     it.effect("balance and auto_pay_enabled never appear in the public directory or detail", () =>
       Effect.gen(function*() {
-        const tenant = yield* makeTenant()
-        const owner = yield* makeUser(tenant)
-        const organisation = yield* makeOrganisation(owner, { autoPay: true })
-        const anonymous = tenantHeaders(tenant)
-        const detail = yield* get(`${ORGANISATIONS}/${organisation.id}`, anonymous)
-        assert.strictEqual(detail.status, 200, detail.text)
-        const directory = yield* get(ORGANISATIONS, anonymous)
-        assert.strictEqual(directory.status, 200, directory.text)
-        const ownerDetail = yield* get(`${ORGANISATIONS}/${organisation.id}`, yield* authHeaders(owner))
+        const c = yield* community({ organisation: { autoPay: true } })
+        // On the wire: the text of each answer.
+        const visitor = yield* wireClient(c.visitor, { ownIp: true })
+        const owner = yield* wireClient(c.owner, { ownIp: true })
+        const detail = yield* visitor.organisations.get({ path: { id: c.organisation.id }, withResponse: true }).pipe(
+          expectWire(200)
+        )
+        const directory = yield* visitor.organisations.directory({ urlParams: {}, withResponse: true }).pipe(
+          expectWire(200)
+        )
+        const ownerDetail = yield* owner.organisations.get({ path: { id: c.organisation.id }, withResponse: true })
+          .pipe(expectWire(200))
         for (const text of [detail.text, directory.text, ownerDetail.text]) {
           assert.notInclude(text, "balance")
           assert.notInclude(text, "auto_pay")
           assert.notInclude(text, "tenant_id")
         }
-        assert.include(directory.text, organisation.name)
+        assert.include(directory.text, c.organisation.name)
       }))
   })
 })

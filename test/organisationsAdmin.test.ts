@@ -1,31 +1,40 @@
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
-import type { Tenant } from "@timebank/domain"
+import type {
+  AdminOrganisationsParams,
+  OrganisationWalletAdjustment,
+  Tenant,
+  VolunteeringPageParams
+} from "@timebank/domain"
+import { OrganisationId, RecordId } from "@timebank/domain"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { codeOf, dataOf, errorsOf, fieldsOf } from "./fixtures/bodies.js"
-import { community as baseCommunity } from "./fixtures/community.js"
+import { type ApiClient, apiClient, expectError, expectStatus, pageCursor } from "./fixtures/client.js"
+import { community as sharedCommunity, type CommunityOptions, makeActor } from "./fixtures/community.js"
 import { verifyLedger } from "./fixtures/ledger.js"
-import { fromIp, randomIp } from "./fixtures/servers.js"
-import { apiClient, rawRequest, TestApp } from "./fixtures/TestApp.js"
+import { rawRequest, TestApp } from "./fixtures/TestApp.js"
 import { authHeaders, makeSuperAdmin, makeUser } from "./fixtures/users.js"
 import {
+  answerOf,
+  clientFromAnyIp,
+  expectWire,
   makeApplication,
   makeHours,
   makeMembership,
   makeOpportunity,
   makeOrganisation,
   makeReview,
-  type TestOrganisation
+  type TestOrganisation,
+  wireClient
 } from "./fixtures/volunteering.js"
 
 const metaOf = <A = Record<string, unknown>>(body: unknown) => (body as { meta: A }).meta
 const includes = (actual: unknown, expected: Record<string, unknown>, message?: string) =>
   assert.deepInclude<Record<string, unknown>>(actual as Record<string, unknown>, expected, message)
-const idsOf = (body: unknown) => dataOf<Array<{ id: number }>>(body).map((x) => x.id)
+const idsOf = (page: { readonly data: ReadonlyArray<{ readonly id: number }> }) => page.data.map((x) => x.id)
 
 const ORGS = "/api/v2/admin/volunteering/organizations"
-const DIRECTORY = "/api/v2/volunteering/organisations"
 type Method = "GET" | "POST" | "PUT"
 type Headers = Record<string, string>
 type Route = readonly [Method, string, unknown?]
@@ -45,26 +54,29 @@ interface AdminOrg {
   readonly review_count: number
   readonly owner: { id: number; first_name: string; last_name: string; avatar_url: string | null }
 }
-interface Tx {
-  readonly id: number
-  readonly type: string
-  readonly amount: number
-  readonly direction: "in" | "out"
-  readonly description: string
-}
 
+/** For what the typed client cannot send: odd bodies, ids that are not ids, and odd parameters. */
 const call = (method: Method, path: string, headers: Headers, body?: unknown) =>
   rawRequest(method, path, { headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
 
-const adjust = (headers: Headers, id: number, body: unknown, key: string = randomUUID()) =>
-  call("PUT", `${ORGS}/${id}/wallet/adjust`, { ...headers, "idempotency-key": key }, body)
+const adjust = (
+  client: ApiClient,
+  id: OrganisationId,
+  payload: OrganisationWalletAdjustment,
+  key: string = randomUUID()
+) =>
+  client.adminOrganisations.adjustWallet({
+    path: { id },
+    headers: { "idempotency-key": key },
+    payload,
+    withResponse: true
+  })
 
-/** The shared community, its admin's headers also as `headers`, with a signed-in broker. */
-const community = (overrides: Record<string, unknown> = {}) =>
+/** The shared community, with a signed-in broker. */
+const community = (options: CommunityOptions = {}) =>
   Effect.gen(function*() {
-    const c = yield* baseCommunity(overrides)
-    const broker = yield* makeUser(c.tenant, { role: "broker" })
-    return { ...c, headers: c.adminHeaders, brokerHeaders: yield* authHeaders(broker) }
+    const c = yield* sharedCommunity(options)
+    return { ...c, broker: yield* makeActor(c.tenant, { role: "broker" }) }
   })
 type Community = Effect.Effect.Success<ReturnType<typeof community>>
 
@@ -74,17 +86,41 @@ const registration = (name: string = `Org ${randomUUID().slice(0, 8)}`) => ({
   contact_email: "hello@example.org"
 })
 
-/** Every route of the group, aimed at organisation `id`. */
-const routes = (id: number): Array<Route> => [
-  ["GET", ORGS],
-  ["POST", ORGS, registration()],
+/**
+ * Every route of the group through `client`, aimed at organisation `id` (creating one owned by `ownerId`), each
+ * answering `[status, code]`.
+ */
+const everyRoute = (client: ApiClient, id: OrganisationId, ownerId: number) => {
+  const admin = client.adminOrganisations
+  return {
+    list: answerOf(admin.list({ urlParams: {}, withResponse: true })),
+    create: answerOf(admin.create({ payload: { ...registration(), owner_id: ownerId }, withResponse: true })),
+    update: answerOf(admin.update({
+      path: { id },
+      payload: { description: "A new description that is long enough." },
+      withResponse: true
+    })),
+    setStatus: answerOf(admin.setStatus({ path: { id }, payload: { status: "suspended" }, withResponse: true })),
+    members: answerOf(admin.members({ path: { id }, urlParams: {}, withResponse: true })),
+    adjustWallet: answerOf(adjust(client, id, { amount: 5, reason: "Top up" })),
+    walletTransactions: answerOf(admin.walletTransactions({ path: { id }, urlParams: {}, withResponse: true }))
+  }
+}
+
+/** The `{id}` routes of `everyRoute`. */
+const byIdRoutes = (client: ApiClient, id: OrganisationId, ownerId: number) => {
+  const { create: _create, list: _list, ...byId } = everyRoute(client, id, ownerId)
+  return byId
+}
+
+/** Every `{id}` route on the wire, aimed at `id` (for ids the typed client cannot put in a path). */
+const rawByIdRoutes = (id: string): Array<Route> => [
   ["PUT", `${ORGS}/${id}`, { description: "A new description that is long enough." }],
   ["PUT", `${ORGS}/${id}/status`, { status: "suspended" }],
   ["GET", `${ORGS}/${id}/members`],
   ["PUT", `${ORGS}/${id}/wallet/adjust`, { amount: 5, reason: "Top up" }],
   ["GET", `${ORGS}/${id}/wallet/transactions`]
 ]
-const byIdRoutes = (id: number) => routes(id).filter(([, path]) => path !== ORGS)
 
 const orgRow = (id: number) =>
   Effect.flatMap(
@@ -133,17 +169,14 @@ const entriesOf = (transactionId: number) =>
 
 const getOne = (c: Community, id: number) =>
   Effect.map(
-    call("GET", `${ORGS}?per_page=100`, c.headers),
-    (res) => dataOf<Array<AdminOrg>>(res.body).find((o) => o.id === id)!
+    c.admin.client.adminOrganisations.list({ urlParams: { per_page: 100 } }),
+    (res) => res.data.find((o) => o.id === id)!
   )
 
 const directoryIds = (c: Community) =>
-  Effect.map(
-    call("GET", `${DIRECTORY}?per_page=50`, { ...c.anonymous, ...fromIp(randomIp()) }),
-    (res) => {
-      assert.strictEqual(res.status, 200, res.text)
-      return idsOf(res.body)
-    }
+  Effect.flatMap(
+    clientFromAnyIp(c.visitor),
+    (client) => Effect.map(client.organisations.directory({ urlParams: { per_page: 50 } }), idsOf)
   )
 
 layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("admin organisations", (it) => {
@@ -152,18 +185,20 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("admin o
       Effect.gen(function*() {
         const c = yield* community()
         const org = yield* makeOrganisation(c.member, { status: "pending" })
-        const coordinator = yield* authHeaders(yield* makeUser(c.tenant, { role: "coordinator" }))
-        for (const [method, path, body] of routes(org.id)) {
-          const anon = yield* call(method, path, c.anonymous, body)
-          assert.deepStrictEqual([anon.status, codeOf(anon.body)], [401, "AUTH_REQUIRED"], `${method} ${path}`)
-          for (const headers of [c.memberHeaders, c.brokerHeaders, coordinator]) {
-            const res = yield* call(method, path, headers, body)
-            assert.deepStrictEqual([res.status, codeOf(res.body)], [403, "FORBIDDEN"], `${method} ${path}`)
+        const coordinator = yield* makeActor(c.tenant, { role: "coordinator" })
+        const anonymous = everyRoute(c.visitor.client, org.id, c.member.id)
+        for (const [route, answer] of Object.entries(anonymous)) {
+          assert.deepStrictEqual(yield* answer, [401, "AUTH_REQUIRED"], route)
+        }
+        for (const who of [c.member, c.broker, coordinator]) {
+          for (const [route, answer] of Object.entries(everyRoute(who.client, org.id, c.member.id))) {
+            assert.deepStrictEqual(yield* answer, [403, "FORBIDDEN"], route)
           }
         }
         // Not even the organisation's own owner reaches the admin routes.
-        const owner = yield* call("GET", `${ORGS}/${org.id}/members`, c.memberHeaders)
-        assert.strictEqual(owner.status, 403)
+        yield* c.member.client.adminOrganisations.members({ path: { id: org.id }, urlParams: {} }).pipe(
+          expectError(403, "FORBIDDEN")
+        )
         assert.strictEqual(yield* countOrganisations(c.tenant), 1)
         includes(yield* orgRow(org.id), { status: "pending" })
         assert.strictEqual(yield* ledgerCount(c.tenant), 0)
@@ -174,21 +209,21 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("admin o
         const a = yield* community()
         const b = yield* community()
         const foreign = yield* makeOrganisation(b.member, { status: "pending" })
-        const superHeaders = yield* authHeaders(yield* makeSuperAdmin(), a.tenant)
-        for (const headers of [a.headers, superHeaders]) {
-          for (const [method, path, body] of byIdRoutes(foreign.id)) {
-            const res = yield* call(method, path, headers, body)
-            assert.deepStrictEqual([res.status, codeOf(res.body)], [404, "NOT_FOUND"], `${method} ${path}`)
+        const superAdmin = yield* apiClient(yield* authHeaders(yield* makeSuperAdmin(), a.tenant))
+        for (const client of [a.admin.client, superAdmin]) {
+          for (const [route, answer] of Object.entries(byIdRoutes(client, foreign.id, a.member.id))) {
+            assert.deepStrictEqual(yield* answer, [404, "NOT_FOUND"], route)
           }
         }
+        // Raw: ids the typed client cannot put in the path.
         for (const id of ["abc", "0", "-1", "1.5"]) {
-          for (const [method, path, body] of byIdRoutes(0).map(([m, p, x]) => [m, p.replace("/0", `/${id}`), x])) {
-            const res = yield* call(method as Method, path as string, a.headers, body)
+          for (const [method, path, body] of rawByIdRoutes(id)) {
+            const res = yield* call(method, path, a.admin.headers, body)
             assert.strictEqual(res.status, 404, `${method} ${path}: ${res.text}`)
           }
         }
         includes(yield* orgRow(foreign.id), { status: "pending" })
-        assert.deepStrictEqual(idsOf((yield* call("GET", ORGS, a.headers)).body), [])
+        assert.deepStrictEqual(idsOf(yield* a.admin.client.adminOrganisations.list({ urlParams: {} })), [])
         assert.strictEqual(yield* ledgerCount(b.tenant), 0)
       }))
 
@@ -196,11 +231,10 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("admin o
       Effect.gen(function*() {
         const c = yield* community({ features: { volunteering: false } })
         const org = yield* makeOrganisation(c.member)
-        const superHeaders = yield* authHeaders(yield* makeSuperAdmin(), c.tenant)
-        for (const headers of [c.headers, superHeaders]) {
-          for (const [method, path, body] of routes(org.id)) {
-            const res = yield* call(method, path, headers, body)
-            assert.deepStrictEqual([res.status, codeOf(res.body)], [403, "FEATURE_DISABLED"], `${method} ${path}`)
+        const superAdmin = yield* apiClient(yield* authHeaders(yield* makeSuperAdmin(), c.tenant))
+        for (const client of [c.admin.client, superAdmin]) {
+          for (const [route, answer] of Object.entries(everyRoute(client, org.id, c.member.id))) {
+            assert.deepStrictEqual(yield* answer, [403, "FEATURE_DISABLED"], route)
           }
         }
         assert.strictEqual(yield* countOrganisations(c.tenant), 1)
@@ -211,30 +245,21 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("admin o
       Effect.gen(function*() {
         const c = yield* community()
         const org = yield* makeOrganisation(c.member, { status: "pending" })
-        const headers = yield* authHeaders(yield* makeSuperAdmin(), c.tenant)
-        const noOwner = yield* call("POST", ORGS, headers, registration())
-        assert.deepStrictEqual([noOwner.status, codeOf(noOwner.body), fieldsOf(noOwner.body)], [
-          422,
-          "VALIDATION_ERROR",
-          ["owner_id"]
-        ])
-        const created = yield* call("POST", ORGS, headers, { ...registration(), owner_id: c.member.id })
-        assert.strictEqual(created.status, 201, created.text)
-        assert.strictEqual(dataOf<AdminOrg>(created.body).owner.id, c.member.id)
-        const expected: Array<number> = [200, 201, 200, 200, 200, 200, 200]
-        const statuses: Array<number> = []
-        for (const [method, path, body] of routes(org.id)) {
-          const res = method === "PUT" && path.endsWith("/adjust")
-            ? yield* adjust(headers, org.id, body)
-            : yield* call(
-              method,
-              path,
-              headers,
-              method === "POST" ? { ...(body as object), owner_id: c.member.id } : body
-            )
-          statuses.push(res.status)
+        const superAdmin = yield* apiClient(yield* authHeaders(yield* makeSuperAdmin(), c.tenant))
+        const noOwner = yield* superAdmin.adminOrganisations.create({ payload: registration() }).pipe(
+          expectError(422, "VALIDATION_ERROR")
+        )
+        assert.deepStrictEqual(noOwner.fields, ["owner_id"])
+        const created = yield* superAdmin.adminOrganisations.create({
+          payload: { ...registration(), owner_id: c.member.id },
+          withResponse: true
+        }).pipe(expectStatus(201))
+        assert.strictEqual(created.data.owner.id, c.member.id)
+        const statuses: Array<number | string | undefined> = []
+        for (const answer of Object.values(everyRoute(superAdmin, org.id, c.member.id))) {
+          statuses.push((yield* answer)[0])
         }
-        assert.deepStrictEqual(statuses, expected)
+        assert.deepStrictEqual(statuses, [200, 201, 200, 200, 200, 200, 200])
         includes(yield* orgRow(org.id), { status: "suspended" })
         assert.strictEqual((yield* getOne(c, org.id)).balance, 5)
       }))
@@ -262,11 +287,11 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("admin o
         yield* makeReview(v3, { type: "organization", id: org.id }, 5)
         yield* makeMembership(org, v1, "admin")
         yield* makeMembership(org, v2, "member", "pending")
-        const adjusted = yield* adjust(c.headers, org.id, { amount: 10.5, reason: "Seed money" })
-        assert.strictEqual(adjusted.status, 200, adjusted.text)
+        yield* adjust(c.admin.client, org.id, { amount: 10.5, reason: "Seed money" }).pipe(expectStatus(200))
 
-        const res = yield* call("GET", ORGS, c.headers)
-        assert.strictEqual(res.status, 200, res.text)
+        // On the wire: the fields it carries and the one it must not.
+        const admin = yield* wireClient(c.admin)
+        const res = yield* admin.adminOrganisations.list({ urlParams: {}, withResponse: true }).pipe(expectWire(200))
         const items = dataOf<Array<AdminOrg & Record<string, unknown>>>(res.body)
         assert.deepStrictEqual(items.map((o) => o.id), [quiet.id, org.id])
         const item = items[1]!
@@ -328,37 +353,36 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("admin o
             yield* makeOrganisation(c.member, { status, name: `Org ${i} ${status} ${randomUUID().slice(0, 6)}` })
           )
         }
+        const list = (urlParams: AdminOrganisationsParams) => c.admin.client.adminOrganisations.list({ urlParams })
         const newestFirst = orgs.map((o) => o.id).reverse()
         const pages: Array<Array<number>> = []
         for (const page of [1, 2, 3]) {
-          const res = yield* call("GET", `${ORGS}?per_page=2&page=${page}`, c.headers)
-          assert.strictEqual(res.status, 200, res.text)
-          assert.deepStrictEqual(metaOf(res.body), {
+          const res = yield* list({ per_page: 2, page })
+          assert.deepStrictEqual(res.meta, {
             current_page: page,
             per_page: 2,
             total: 5,
             total_pages: 3,
             has_more: page < 3
           })
-          pages.push(idsOf(res.body))
+          pages.push(idsOf(res))
         }
         assert.deepStrictEqual(pages, [newestFirst.slice(0, 2), newestFirst.slice(2, 4), newestFirst.slice(4)])
-        const beyond = yield* call("GET", `${ORGS}?per_page=2&page=9`, c.headers)
-        assert.deepStrictEqual(idsOf(beyond.body), [])
-        includes(metaOf(beyond.body), { has_more: false, total: 5 })
+        const beyond = yield* list({ per_page: 2, page: 9 })
+        assert.deepStrictEqual(idsOf(beyond), [])
+        includes(beyond.meta, { has_more: false, total: 5 })
 
-        const active = yield* call("GET", `${ORGS}?status=active`, c.headers)
-        assert.deepStrictEqual(idsOf(active.body), [orgs[4]!.id, orgs[1]!.id])
-        includes(metaOf(active.body), { total: 2 })
-        assert.deepStrictEqual(idsOf((yield* call("GET", `${ORGS}?status=approved`, c.headers)).body), [orgs[2]!.id])
-        const search = yield* call("GET", `${ORGS}?search=${encodeURIComponent("SUSPENDED")}`, c.headers)
-        assert.deepStrictEqual(idsOf(search.body), [orgs[3]!.id])
-        const both = yield* call("GET", `${ORGS}?search=org&status=pending`, c.headers)
-        assert.deepStrictEqual(idsOf(both.body), [orgs[0]!.id])
+        const active = yield* list({ status: "active" })
+        assert.deepStrictEqual(idsOf(active), [orgs[4]!.id, orgs[1]!.id])
+        includes(active.meta, { total: 2 })
+        assert.deepStrictEqual(idsOf(yield* list({ status: "approved" })), [orgs[2]!.id])
+        assert.deepStrictEqual(idsOf(yield* list({ search: "SUSPENDED" })), [orgs[3]!.id])
+        assert.deepStrictEqual(idsOf(yield* list({ search: "org", status: "pending" })), [orgs[0]!.id])
         // `%` and `_` are literal.
-        assert.deepStrictEqual(idsOf((yield* call("GET", `${ORGS}?search=%25`, c.headers)).body), [])
-        assert.deepStrictEqual(idsOf((yield* call("GET", `${ORGS}?search=_`, c.headers)).body), [])
+        assert.deepStrictEqual(idsOf(yield* list({ search: "%" })), [])
+        assert.deepStrictEqual(idsOf(yield* list({ search: "_" })), [])
 
+        // Raw: parameters the typed client would not send.
         for (
           const [query, field] of [
             ["status=closed", "status"],
@@ -368,10 +392,10 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("admin o
             ["page=x", "page"]
           ] as const
         ) {
-          const res = yield* call("GET", `${ORGS}?${query}`, c.headers)
+          const res = yield* call("GET", `${ORGS}?${query}`, c.admin.headers)
           assert.deepStrictEqual([res.status, codeOf(res.body), fieldsOf(res.body)], [422, "VALIDATION_ERROR", [field]])
         }
-        const closed = yield* call("GET", `${ORGS}?status=closed`, c.headers)
+        const closed = yield* call("GET", `${ORGS}?status=closed`, c.admin.headers)
         assert.strictEqual(errorsOf(closed.body)[0]!.message, "must be pending, active, approved or suspended")
       }))
   })
@@ -380,12 +404,13 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("admin o
     it.effect("admin-create lands active with an owner membership and shows in the public directory", () =>
       Effect.gen(function*() {
         const c = yield* community()
-        const body = { ...registration(), website: "https://example.org/help", location: "Town hall" }
-        const res = yield* call("POST", ORGS, c.headers, body)
-        assert.strictEqual(res.status, 201, res.text)
-        const created = dataOf<AdminOrg & Record<string, unknown>>(res.body)
-        assert.deepInclude(created as Record<string, unknown>, {
-          name: body.name,
+        const payload = { ...registration(), website: "https://example.org/help", location: "Town hall" }
+        const res = yield* c.admin.client.adminOrganisations.create({ payload, withResponse: true }).pipe(
+          expectStatus(201)
+        )
+        const created = res.data
+        assert.deepInclude(created, {
+          name: payload.name,
           status: "active",
           website: "https://example.org/help",
           location: "Town hall",
@@ -394,21 +419,15 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("admin o
           auto_pay_enabled: false
         })
         assert.strictEqual(created.owner.id, c.admin.id)
-        const members = yield* call("GET", `${ORGS}/${created.id}/members`, c.headers)
-        assert.strictEqual(members.status, 200, members.text)
+        const members = yield* c.admin.client.adminOrganisations.members({ path: { id: created.id }, urlParams: {} })
         assert.deepStrictEqual(
-          dataOf<Array<{ user: { id: number }; role: string; status: string }>>(members.body).map((m) => [
-            m.user.id,
-            m.role,
-            m.status
-          ]),
+          members.data.map((m) => [m.user.id, m.role, m.status]),
           [[c.admin.id, "owner", "active"]]
         )
         assert.deepStrictEqual(yield* directoryIds(c), [created.id])
 
-        // Another member as owner, through the typed client.
-        const client = yield* apiClient(c.headers)
-        const forMember = yield* client.adminOrganisations.create({
+        // Another member as owner.
+        const forMember = yield* c.admin.client.adminOrganisations.create({
           payload: { ...registration(), owner_id: c.member.id }
         })
         assert.strictEqual(forMember.data.owner.id, c.member.id)
@@ -428,18 +447,18 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("admin o
         const c = yield* community()
         const other = yield* community()
         const existing = yield* makeOrganisation(c.member, { status: "pending" })
-        const dup = yield* call("POST", ORGS, c.headers, registration(existing.name.toUpperCase()))
-        assert.deepStrictEqual([dup.status, codeOf(dup.body), fieldsOf(dup.body)], [409, "ALREADY_EXISTS", ["name"]])
+        const dup = yield* c.admin.client.adminOrganisations.create({
+          payload: registration(existing.name.toUpperCase())
+        }).pipe(expectError(409, "ALREADY_EXISTS"))
+        assert.deepStrictEqual(dup.fields, ["name"])
         const suspended = yield* makeUser(c.tenant, { status: "suspended" })
         for (const owner_id of [other.member.id, suspended.id, 99_999_999]) {
-          const res = yield* call("POST", ORGS, c.headers, { ...registration(), owner_id })
-          assert.deepStrictEqual([res.status, codeOf(res.body), fieldsOf(res.body)], [
-            422,
-            "VALIDATION_ERROR",
-            ["owner_id"]
-          ])
+          const failure = yield* c.admin.client.adminOrganisations.create({ payload: { ...registration(), owner_id } })
+            .pipe(expectError(422, "VALIDATION_ERROR"))
+          assert.deepStrictEqual(failure.fields, ["owner_id"])
         }
-        const bad = yield* call("POST", ORGS, c.headers, {
+        // Raw: bodies the contract refuses, which the typed client would not send.
+        const bad = yield* call("POST", ORGS, c.admin.headers, {
           name: "ab",
           description: "too short",
           contact_email: "nope",
@@ -448,7 +467,7 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("admin o
         })
         assert.strictEqual(bad.status, 422)
         assert.sameMembers(fieldsOf(bad.body), ["name", "description", "contact_email", "website", "owner_id"])
-        const notJson = yield* rawRequest("POST", ORGS, { headers: c.headers, body: "{" })
+        const notJson = yield* rawRequest("POST", ORGS, { headers: c.admin.headers, body: "{" })
         assert.strictEqual(notJson.status, 400)
         assert.strictEqual(yield* countOrganisations(c.tenant), 1)
       }))
@@ -458,7 +477,8 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("admin o
         const c = yield* community()
         const org = yield* makeOrganisation(c.member, { status: "suspended" })
         const taken = yield* makeOrganisation(c.member)
-        const res = yield* call("PUT", `${ORGS}/${org.id}`, c.headers, {
+        // Raw: the name is trimmed by the server.
+        const res = yield* call("PUT", `${ORGS}/${org.id}`, c.admin.headers, {
           name: "  Renamed Garden Club ",
           website: "http://garden.example.org",
           location: null
@@ -471,11 +491,17 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("admin o
           status: "suspended"
         })
         includes(yield* orgRow(org.id), { name: "Renamed Garden Club", status: "suspended" })
-        const dup = yield* call("PUT", `${ORGS}/${org.id}`, c.headers, { name: taken.name.toLowerCase() })
-        assert.deepStrictEqual([dup.status, codeOf(dup.body), fieldsOf(dup.body)], [409, "ALREADY_EXISTS", ["name"]])
-        const same = yield* call("PUT", `${ORGS}/${org.id}`, c.headers, { name: "RENAMED garden club" })
-        assert.strictEqual(same.status, 200, "its own name in another case is not taken")
-        const bad = yield* call("PUT", `${ORGS}/${org.id}`, c.headers, { website: "javascript:alert(1)", name: 5 })
+        const update = (name: string) =>
+          c.admin.client.adminOrganisations.update({ path: { id: org.id }, payload: { name }, withResponse: true })
+        const dup = yield* update(taken.name.toLowerCase()).pipe(expectError(409, "ALREADY_EXISTS"))
+        assert.deepStrictEqual(dup.fields, ["name"])
+        // Its own name in another case is not taken.
+        yield* update("RENAMED garden club").pipe(expectStatus(200))
+        // Raw: fields the contract refuses, which the typed client would not send.
+        const bad = yield* call("PUT", `${ORGS}/${org.id}`, c.admin.headers, {
+          website: "javascript:alert(1)",
+          name: 5
+        })
         assert.strictEqual(bad.status, 422)
         assert.sameMembers(fieldsOf(bad.body), ["website", "name"])
         includes(yield* orgRow(org.id), { name: "RENAMED garden club" })
@@ -493,23 +519,25 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("admin o
         const c = yield* community()
         const org = yield* makeOrganisation(c.member, { status: "pending" })
         assert.deepStrictEqual(yield* directoryIds(c), [])
-        const setStatus = (status: string) => call("PUT", `${ORGS}/${org.id}/status`, c.headers, { status })
+        const setStatus = (status: "active" | "suspended", id: OrganisationId = org.id) =>
+          c.admin.client.adminOrganisations.setStatus({ path: { id }, payload: { status }, withResponse: true }).pipe(
+            expectStatus(200)
+          )
 
         const activated = yield* setStatus("active")
-        assert.strictEqual(activated.status, 200, activated.text)
-        includes(dataOf(activated.body), { id: org.id, status: "active", member_count: 1 })
+        includes(activated.data, { id: org.id, status: "active", member_count: 1 })
         assert.deepStrictEqual(yield* directoryIds(c), [org.id])
 
         const suspended = yield* setStatus("suspended")
-        includes(dataOf(suspended.body), { status: "suspended" })
+        includes(suspended.data, { status: "suspended" })
         assert.deepStrictEqual(yield* directoryIds(c), [])
-        const detail = yield* call("GET", `${DIRECTORY}/${org.id}`, { ...c.anonymous, ...fromIp(randomIp()) })
-        assert.strictEqual(detail.status, 404)
+        const visitor = yield* clientFromAnyIp(c.visitor)
+        yield* visitor.organisations.get({ path: { id: org.id } }).pipe(expectError(404, "NOT_FOUND"))
 
         // Setting the status it has is a no-op: 200, no event.
-        assert.strictEqual((yield* setStatus("suspended")).status, 200)
+        yield* setStatus("suspended")
         const reactivated = yield* setStatus("active")
-        includes(dataOf(reactivated.body), { status: "active" })
+        includes(reactivated.data, { status: "active" })
         assert.deepStrictEqual(yield* directoryIds(c), [org.id])
 
         assert.deepStrictEqual(yield* eventsOf(c.tenant, "OrganisationStatusChanged"), [
@@ -518,23 +546,24 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("admin o
           { organisation_id: org.id, from: "suspended", to: "active", changed_by: c.admin.id }
         ])
         const approved = yield* makeOrganisation(c.member, { status: "approved" })
-        const fromApproved = yield* call("PUT", `${ORGS}/${approved.id}/status`, c.headers, { status: "suspended" })
-        includes(dataOf(fromApproved.body), { status: "suspended" })
+        const fromApproved = yield* setStatus("suspended", approved.id)
+        includes(fromApproved.data, { status: "suspended" })
       }))
 
     it.effect("only active or suspended: pending, approved, closed and junk are 422 on status and change nothing", () =>
       Effect.gen(function*() {
         const c = yield* community()
         const org = yield* makeOrganisation(c.member, { status: "pending" })
+        // Raw throughout: statuses the contract refuses, which the typed client would not send.
         for (const body of [{ status: "pending" }, { status: "approved" }, { status: "closed" }, { status: 1 }, {}]) {
-          const res = yield* call("PUT", `${ORGS}/${org.id}/status`, c.headers, body)
+          const res = yield* call("PUT", `${ORGS}/${org.id}/status`, c.admin.headers, body)
           assert.deepStrictEqual(
             [res.status, codeOf(res.body), fieldsOf(res.body)],
             [422, "VALIDATION_ERROR", ["status"]],
             JSON.stringify(body)
           )
         }
-        const pending = yield* call("PUT", `${ORGS}/${org.id}/status`, c.headers, { status: "pending" })
+        const pending = yield* call("PUT", `${ORGS}/${org.id}/status`, c.admin.headers, { status: "pending" })
         assert.strictEqual(errorsOf(pending.body)[0]!.message, "must be active or suspended")
         includes(yield* orgRow(org.id), { status: "pending" })
         assert.deepStrictEqual(yield* eventsOf(c.tenant, "OrganisationStatusChanged"), [])
@@ -556,8 +585,10 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("admin o
         yield* makeMembership(org, people[1]!, "admin")
         yield* makeMembership(org, people[2]!, "member", "removed")
         yield* makeMembership(org, people[3]!, "owner")
-        const all = yield* call("GET", `${ORGS}/${org.id}/members`, c.headers)
-        assert.strictEqual(all.status, 200, all.text)
+        // On the wire: exactly these fields.
+        const admin = yield* wireClient(c.admin)
+        const all = yield* admin.adminOrganisations.members({ path: { id: org.id }, urlParams: {}, withResponse: true })
+          .pipe(expectWire(200))
         type Member = {
           id: number
           user: { id: number; first_name: string; last_name: string; avatar_url: string | null }
@@ -589,9 +620,12 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("admin o
         })
         const seen: Array<number> = []
         for (const page of [1, 2, 3]) {
-          const res = yield* call("GET", `${ORGS}/${org.id}/members?per_page=2&page=${page}`, c.headers)
-          includes(metaOf(res.body), { total: 5, total_pages: 3, has_more: page < 3 })
-          seen.push(...idsOf(res.body))
+          const res = yield* c.admin.client.adminOrganisations.members({
+            path: { id: org.id },
+            urlParams: { per_page: 2, page }
+          })
+          includes(res.meta, { total: 5, total_pages: 3, has_more: page < 3 })
+          seen.push(...idsOf(res))
         }
         assert.deepStrictEqual(seen, rows.map((m) => m.id))
         assert.strictEqual((yield* getOne(c, org.id)).member_count, 4)
@@ -603,27 +637,33 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("admin o
       Effect.gen(function*() {
         const c = yield* community()
         const org = yield* makeOrganisation(c.member)
-        const up = yield* adjust(c.headers, org.id, { amount: 12.25, reason: "Grant from the council" })
-        assert.strictEqual(up.status, 200, up.text)
-        const upData = dataOf<{ balance: number; transaction_id: number }>(up.body)
+        // On the wire: exactly this answer.
+        const up = yield* adjust(yield* wireClient(c.admin), org.id, {
+          amount: 12.25,
+          reason: "Grant from the council"
+        })
+          .pipe(expectWire(200))
+        const upData = up.value.data
         assert.deepStrictEqual(up.body, { data: { balance: 12.25, transaction_id: upData.transaction_id }, meta: {} })
         assert.deepStrictEqual(yield* entriesOf(upData.transaction_id), [
           "treasury:-:-12.25",
           `organisation:${org.id}:12.25`
         ])
 
-        const down = yield* adjust(c.headers, org.id, { amount: -2.25, reason: "Correction" })
-        assert.strictEqual(down.status, 200, down.text)
-        const downData = dataOf<{ balance: number; transaction_id: number }>(down.body)
-        assert.strictEqual(downData.balance, 10)
-        assert.deepStrictEqual(yield* entriesOf(downData.transaction_id), [
+        const down = yield* adjust(c.admin.client, org.id, { amount: -2.25, reason: "Correction" }).pipe(
+          expectStatus(200)
+        )
+        assert.strictEqual(down.data.balance, 10)
+        assert.deepStrictEqual(yield* entriesOf(down.data.transaction_id), [
           `organisation:${org.id}:-2.25`,
           "treasury:-:2.25"
         ])
 
         const before = yield* ledgerCount(c.tenant)
-        const overdraw = yield* adjust(c.headers, org.id, { amount: -10.01, reason: "Too much" })
-        assert.deepStrictEqual([overdraw.status, codeOf(overdraw.body)], [422, "INSUFFICIENT_BALANCE"])
+        yield* adjust(c.admin.client, org.id, { amount: -10.01, reason: "Too much" }).pipe(
+          expectError(422, "INSUFFICIENT_BALANCE")
+        )
+        // Raw: bodies the contract refuses, which the typed client would not send.
         for (
           const [body, fields] of [
             [{ amount: 0, reason: "Nothing" }, ["amount"]],
@@ -634,15 +674,20 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("admin o
             [{}, ["amount", "reason"]]
           ] as const
         ) {
-          const res = yield* adjust(c.headers, org.id, body)
+          const res = yield* call("PUT", `${ORGS}/${org.id}/wallet/adjust`, {
+            ...c.admin.headers,
+            "idempotency-key": randomUUID()
+          }, body)
           assert.deepStrictEqual([res.status, codeOf(res.body)], [422, "VALIDATION_ERROR"], JSON.stringify(body))
           assert.sameMembers(fieldsOf(res.body), [...fields])
         }
         assert.strictEqual(yield* ledgerCount(c.tenant), before)
         assert.strictEqual((yield* getOne(c, org.id)).balance, 10)
         // Everything out again is allowed: zero is not negative.
-        const empty = yield* adjust(c.headers, org.id, { amount: -10, reason: "Close the wallet" })
-        assert.strictEqual(dataOf<{ balance: number }>(empty.body).balance, 0)
+        const empty = yield* adjust(c.admin.client, org.id, { amount: -10, reason: "Close the wallet" }).pipe(
+          expectStatus(200)
+        )
+        assert.strictEqual(empty.data.balance, 0)
         assert.isTrue((yield* verifyLedger(c.tenant.id)).ok)
       }))
 
@@ -651,23 +696,25 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("admin o
         const c = yield* community()
         const org = yield* makeOrganisation(c.member)
         const key = randomUUID()
-        const body = { amount: 4, reason: "Monthly budget" }
-        const first = yield* adjust(c.headers, org.id, body, key)
-        const again = yield* adjust(c.headers, org.id, body, key)
-        assert.deepStrictEqual([first.status, again.status], [200, 200])
+        const payload = { amount: 4, reason: "Monthly budget" }
+        const admin = yield* wireClient(c.admin)
+        const first = yield* adjust(admin, org.id, payload, key).pipe(expectWire(200))
+        const again = yield* adjust(admin, org.id, payload, key).pipe(expectWire(200))
         assert.deepStrictEqual(again.body, first.body)
-        const conflict = yield* adjust(c.headers, org.id, { ...body, amount: 5 }, key)
-        assert.deepStrictEqual([conflict.status, codeOf(conflict.body)], [409, "IDEMPOTENCY_CONFLICT"])
+        yield* adjust(c.admin.client, org.id, { ...payload, amount: 5 }, key).pipe(
+          expectError(409, "IDEMPOTENCY_CONFLICT")
+        )
         const otherOrg = yield* makeOrganisation(c.member)
-        const elsewhere = yield* adjust(c.headers, otherOrg.id, body, key)
-        assert.deepStrictEqual([elsewhere.status, codeOf(elsewhere.body)], [409, "IDEMPOTENCY_CONFLICT"])
+        yield* adjust(c.admin.client, otherOrg.id, payload, key).pipe(expectError(409, "IDEMPOTENCY_CONFLICT"))
         const burstKey = randomUUID()
         const burst = yield* Effect.all(
-          Array.from({ length: 6 }, () => adjust(c.headers, org.id, { amount: 1, reason: "Burst" }, burstKey)),
+          Array.from(
+            { length: 6 },
+            () => adjust(c.admin.client, org.id, { amount: 1, reason: "Burst" }, burstKey).pipe(expectStatus(200))
+          ),
           { concurrency: "unbounded" }
         )
-        assert.deepStrictEqual([...new Set(burst.map((r) => r.status))], [200])
-        assert.strictEqual(new Set(burst.map((r) => dataOf<{ transaction_id: number }>(r.body).transaction_id)).size, 1)
+        assert.strictEqual(new Set(burst.map((r) => r.data.transaction_id)).size, 1)
         assert.strictEqual((yield* getOne(c, org.id)).balance, 5)
         assert.strictEqual(yield* ledgerCount(c.tenant), 2)
         assert.isTrue((yield* verifyLedger(c.tenant.id)).ok)
@@ -681,25 +728,25 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("admin o
         const amounts = [5, -1, 3, -2.5, 0.75]
         const txIds: Array<number> = []
         for (const amount of amounts) {
-          const res = yield* adjust(c.headers, org.id, { amount, reason: `Adjust ${amount}` })
-          assert.strictEqual(res.status, 200, res.text)
-          txIds.push(dataOf<{ transaction_id: number }>(res.body).transaction_id)
+          const res = yield* adjust(c.admin.client, org.id, { amount, reason: `Adjust ${amount}` }).pipe(
+            expectStatus(200)
+          )
+          txIds.push(res.data.transaction_id)
         }
-        yield* adjust(c.headers, other.id, { amount: 9, reason: "Not this one" })
-        const seen: Array<Tx> = []
+        yield* adjust(c.admin.client, other.id, { amount: 9, reason: "Not this one" }).pipe(expectStatus(200))
+        const transactions = (id: OrganisationId, urlParams: VolunteeringPageParams = {}) =>
+          c.admin.client.adminOrganisations.walletTransactions({ path: { id }, urlParams })
+        const seen: Array<{ id: number; type: string; amount: number; direction: string; description: string }> = []
         let cursor: string | undefined
         let pages = 0
         do {
-          const res = yield* call(
-            "GET",
-            `${ORGS}/${org.id}/wallet/transactions?per_page=2${cursor ? `&cursor=${cursor}` : ""}`,
-            c.headers
-          )
-          assert.strictEqual(res.status, 200, res.text)
-          const meta = metaOf<{ per_page: number; has_more: boolean; cursor?: string }>(res.body)
-          cursor = meta.cursor
-          assert.strictEqual(meta.has_more, cursor !== undefined)
-          seen.push(...dataOf<Array<Tx>>(res.body))
+          const res = yield* transactions(org.id, {
+            per_page: 2,
+            ...(cursor ? { cursor: pageCursor(RecordId, cursor) } : {})
+          })
+          cursor = res.meta.cursor
+          assert.strictEqual(res.meta.has_more, cursor !== undefined)
+          seen.push(...res.data)
           pages++
         } while (cursor)
         assert.strictEqual(pages, 3)
@@ -708,10 +755,11 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("admin o
           seen.map((t) => [t.type, t.amount, t.direction, t.description]),
           [...amounts].reverse().map((a) => ["adjustment", Math.abs(a), a > 0 ? "in" : "out", `Adjust ${a}`])
         )
-        const bad = yield* call("GET", `${ORGS}/${org.id}/wallet/transactions?cursor=!!`, c.headers)
+        // Raw: a cursor the typed client would not send.
+        const bad = yield* call("GET", `${ORGS}/${org.id}/wallet/transactions?cursor=!!`, c.admin.headers)
         assert.deepStrictEqual([bad.status, fieldsOf(bad.body)], [422, ["cursor"]])
-        const none = yield* call("GET", `${ORGS}/${other.id}/wallet/transactions`, c.headers)
-        assert.deepStrictEqual(dataOf<Array<Tx>>(none.body).map((t) => [t.amount, t.direction]), [[9, "in"]])
+        const none = yield* transactions(other.id)
+        assert.deepStrictEqual(none.data.map((t) => [t.amount, t.direction]), [[9, "in"]])
         assert.isTrue((yield* verifyLedger(c.tenant.id)).ok)
       }))
   })

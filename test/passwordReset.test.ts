@@ -1,13 +1,15 @@
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
-import type { Tenant } from "@timebank/domain"
+import { type Tenant, UserId } from "@timebank/domain"
 import { hashToken } from "@timebank/server"
 import { Effect } from "effect"
-import { codeOf, dataOf, type ErrorBody, errorsOf, fieldsOf } from "./fixtures/bodies.js"
+import { type ErrorBody, errorsOf, fieldsOf } from "./fixtures/bodies.js"
+import { apiClient, expectError, expectStatus, outcomeOf, statusOf } from "./fixtures/client.js"
+import { actor, community } from "./fixtures/community.js"
 import { fromIp, randomIp } from "./fixtures/servers.js"
 import { makeTenant, tenantHeaders } from "./fixtures/tenants.js"
-import { apiClient, rawRequest, TestApp } from "./fixtures/TestApp.js"
-import { authHeaders, login, makeAdmin, makeUser, type TestUser } from "./fixtures/users.js"
+import { rawRequest, TestApp } from "./fixtures/TestApp.js"
+import { login, makeAdmin, makeUser, type TestUser } from "./fixtures/users.js"
 
 const REQUEST = "/api/v2/auth/password-reset"
 const CONFIRM = "/api/v2/auth/password-reset/confirm"
@@ -17,6 +19,9 @@ const ACCEPTED = { data: { accepted: true }, meta: {} }
 type Headers = Record<string, string>
 
 /** Every request from an address of its own unless `headers` names one, so the per-IP limit is met only on purpose. */
+const clientFor = (headers: Headers) => apiClient({ ...fromIp(randomIp()), ...headers })
+
+/** A raw POST (same addressing), for bodies the contract refuses to send and for wire-level checks. */
 const post = (path: string, headers: Headers, body: unknown) =>
   rawRequest("POST", path, {
     headers: { ...fromIp(randomIp()), ...headers },
@@ -24,9 +29,16 @@ const post = (path: string, headers: Headers, body: unknown) =>
   })
 
 const requestReset = (tenant: { readonly id: number }, email: string, headers: Headers = {}) =>
-  post(REQUEST, { ...tenantHeaders(tenant), ...headers }, { email })
+  Effect.flatMap(
+    clientFor({ ...tenantHeaders(tenant), ...headers }),
+    (client) => client.auth.requestPasswordReset({ payload: { email }, withResponse: true })
+  )
 
-const confirm = (tenant: { readonly id: number }, body: unknown) => post(CONFIRM, tenantHeaders(tenant), body)
+const confirm = (tenant: { readonly id: number }, payload: { readonly token: string; readonly password: string }) =>
+  Effect.flatMap(
+    clientFor(tenantHeaders(tenant)),
+    (client) => client.auth.confirmPasswordReset({ payload, withResponse: true })
+  )
 
 const query = <A extends object>(f: (sql: SqlClient.SqlClient) => Effect.Effect<ReadonlyArray<A>, unknown>) =>
   Effect.flatMap(SqlClient.SqlClient, f).pipe(Effect.orDie)
@@ -94,30 +106,25 @@ const assertEnvelope = (res: { status: number; body: unknown; text: string }, st
 }
 
 const loginStatus = (user: TestUser, password: string) =>
-  Effect.map(
-    post("/api/v2/auth/login", tenantHeaders(user.tenant), { email: user.email, password }),
-    (res) => res.status
+  Effect.flatMap(
+    clientFor(tenantHeaders(user.tenant)),
+    (client) => statusOf(client.auth.login({ payload: { email: user.email, password }, withResponse: true }))
   )
 
-/** A community with a member who can sign in. */
-const community = () =>
-  Effect.gen(function*() {
-    const tenant = yield* makeTenant()
-    const member = yield* makeUser(tenant)
-    return { tenant, member }
-  })
+/** Communities of this file: their member, Mia, has not signed in over HTTP yet. */
+const TOKENS_ONLY = { signIn: "token" } as const
 
 layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })("password reset", (it) => {
   describe("the whole flow", () => {
     it.effect("request → mail with the token → confirm → new password works, old fails, sessions revoked, token used up", () =>
       Effect.gen(function*() {
-        const { member, tenant } = yield* community()
+        const { member, tenant } = yield* community(TOKENS_ONLY)
         const session = yield* login(member)
-        const me = { ...tenantHeaders(tenant), authorization: `Bearer ${session.access_token}` }
-        assert.strictEqual((yield* rawRequest("GET", "/api/v2/users/me", { headers: me })).status, 200)
+        const me = yield* apiClient({ ...tenantHeaders(tenant), authorization: `Bearer ${session.access_token}` })
+        yield* me.users.me({ withResponse: true }).pipe(expectStatus(200))
 
-        // The e-mail matches in any case and with spaces around it.
-        const res = yield* requestReset(tenant, `  ${member.email.toUpperCase()} `)
+        // The e-mail matches in any case and with spaces around it (which the typed client would trim: raw).
+        const res = yield* post(REQUEST, tenantHeaders(tenant), { email: `  ${member.email.toUpperCase()} ` })
         assert.strictEqual(res.status, 202, res.text)
         assert.deepStrictEqual(res.body, ACCEPTED)
 
@@ -126,7 +133,7 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })("passwor
         assert.strictEqual(Number(mail!.user_id), member.id)
         assert.deepInclude(mail!.data, {
           email: member.email,
-          first_name: "Test",
+          first_name: "Mia",
           tenant_id: tenant.id,
           tenant_slug: tenant.slug,
           tenant_name: tenant.name,
@@ -145,22 +152,20 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })("passwor
         )
         assert.strictEqual(raw[0]!.n, 0)
 
-        const done = yield* confirm(tenant, { token, password: NEW_PASSWORD })
-        assert.strictEqual(done.status, 200, done.text)
-        assert.deepStrictEqual(done.body, { data: { password_changed: true }, meta: {} })
+        const done = yield* confirm(tenant, { token, password: NEW_PASSWORD }).pipe(expectStatus(200))
+        assert.deepStrictEqual(done, { data: { password_changed: true }, meta: {} })
 
         assert.strictEqual(yield* loginStatus(member, NEW_PASSWORD), 200)
         assert.strictEqual(yield* loginStatus(member, member.password), 401)
         // The session of before is gone: its access token and its refresh token.
-        const stale = yield* rawRequest("GET", "/api/v2/users/me", { headers: me })
-        assertEnvelope(stale, 401, "AUTH_REQUIRED")
-        const refresh = yield* post("/api/v2/auth/refresh", tenantHeaders(tenant), {
-          refresh_token: session.refresh_token
-        })
-        assertEnvelope(refresh, 401, "AUTH_TOKEN_EXPIRED")
+        yield* me.users.me().pipe(expectError(401, "AUTH_REQUIRED"))
+        const refresh = yield* clientFor(tenantHeaders(tenant))
+        yield* refresh.auth.refresh({ payload: { refresh_token: session.refresh_token } }).pipe(
+          expectError(401, "AUTH_TOKEN_EXPIRED")
+        )
 
-        // Single use.
-        const again = yield* confirm(tenant, { token, password: "yet another secret" })
+        // Single use; the D1 envelope of a refused token on the wire.
+        const again = yield* post(CONFIRM, tenantHeaders(tenant), { token, password: "yet another secret" })
         assertEnvelope(again, 422, "RESET_TOKEN_USED")
         assert.deepStrictEqual(fieldsOf(again.body), ["token"])
         assert.strictEqual(yield* loginStatus(member, NEW_PASSWORD), 200)
@@ -170,7 +175,7 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })("passwor
 
     it.effect("the typed client: 202 accepted, then password_changed; a newer link retires the older one", () =>
       Effect.gen(function*() {
-        const { member, tenant } = yield* community()
+        const { member, tenant } = yield* community(TOKENS_ONLY)
         const client = yield* apiClient({ ...tenantHeaders(tenant), ...fromIp(randomIp()) })
         const accepted = yield* client.auth.requestPasswordReset({ payload: { email: member.email } })
         assert.deepStrictEqual(accepted, { data: { accepted: true }, meta: {} })
@@ -190,41 +195,38 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })("passwor
 
     it.effect("a member locked out by failed logins can sign in with the new password at once", () =>
       Effect.gen(function*() {
-        const { member, tenant } = yield* community()
+        const { member, tenant } = yield* community(TOKENS_ONLY)
         for (let i = 0; i < 10; i++) assert.strictEqual(yield* loginStatus(member, "wrong password"), 401)
         assert.strictEqual(yield* loginStatus(member, member.password), 429)
         yield* requestReset(tenant, member.email)
-        const done = yield* confirm(tenant, { token: yield* tokenFor(member), password: NEW_PASSWORD })
-        assert.strictEqual(done.status, 200, done.text)
+        yield* confirm(tenant, { token: yield* tokenFor(member), password: NEW_PASSWORD }).pipe(expectStatus(200))
         assert.strictEqual(yield* loginStatus(member, NEW_PASSWORD), 200)
       }))
 
     it.effect("links an admin sends (24 h) and welcome set-password links are confirmed on the same route", () =>
       Effect.gen(function*() {
-        const { member, tenant } = yield* community()
-        const admin = yield* makeAdmin(tenant)
-        const headers = { ...(yield* authHeaders(admin)), ...fromIp(randomIp()) }
-        const sent = yield* rawRequest("POST", `/api/v2/admin/users/${member.id}/send-password-reset`, { headers })
-        assert.strictEqual(sent.status, 200, sent.text)
+        const { member, tenant } = yield* community(TOKENS_ONLY)
+        const admin = yield* actor(yield* makeAdmin(tenant))
+        const client = yield* clientFor(admin.headers)
+        yield* client.adminUsers.sendPasswordReset({ path: { id: UserId.make(member.id) }, withResponse: true }).pipe(
+          expectStatus(200)
+        )
         const [stored] = yield* tokensOf(member.id)
         assert.closeTo(stored!.seconds_left, 86_400, 60)
-        const done = yield* confirm(tenant, { token: yield* tokenFor(member), password: NEW_PASSWORD })
-        assert.strictEqual(done.status, 200, done.text)
+        yield* confirm(tenant, { token: yield* tokenFor(member), password: NEW_PASSWORD }).pipe(expectStatus(200))
         assert.strictEqual(yield* loginStatus(member, NEW_PASSWORD), 200)
 
         // An account an admin created without a password sets its first one with the welcome mail's link.
         const email = `welcome-${Date.now()}@example.org`
-        const created = yield* rawRequest("POST", "/api/v2/admin/users", {
-          headers,
-          body: JSON.stringify({ email, first_name: "New", last_name: "Member" })
-        })
-        assert.strictEqual(created.status, 201, created.text)
-        const id = dataOf<{ id: number }>(created.body).id
-        yield* rawRequest("POST", `/api/v2/admin/users/${id}/send-welcome-email`, { headers })
+        const created = yield* client.adminUsers.create({
+          payload: { email, first_name: "New", last_name: "Member" },
+          withResponse: true
+        }).pipe(expectStatus(201))
+        const id = created.data.id
+        yield* client.adminUsers.sendWelcomeEmail({ path: { id } })
         const [welcome] = yield* awaitMails(email)
         const setPassword = welcome!.data["set_password"] as { token: string }
-        const first = yield* confirm(tenant, { token: setPassword.token, password: NEW_PASSWORD })
-        assert.strictEqual(first.status, 200, first.text)
+        yield* confirm(tenant, { token: setPassword.token, password: NEW_PASSWORD }).pipe(expectStatus(200))
         const newcomer: TestUser = { id, email, password: NEW_PASSWORD, tenant }
         assert.strictEqual(yield* loginStatus(newcomer, NEW_PASSWORD), 200)
       }))
@@ -233,20 +235,21 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })("passwor
   describe("no account enumeration", () => {
     it.effect("unknown e-mails, accounts that cannot sign in and other communities' members: same answer, no mail", () =>
       Effect.gen(function*() {
-        const { member, tenant } = yield* community()
+        const { member, tenant } = yield* community(TOKENS_ONLY)
         const pending = yield* makeUser(tenant, { status: "pending", isApproved: false })
         const suspended = yield* makeUser(tenant, { status: "suspended" })
         const elsewhere = yield* makeUser(yield* makeTenant())
         const nobody = `nobody-${Date.now()}@example.org`
+        // The same bytes for every answer: raw.
         const answers = []
         for (const email of [nobody, pending.email, suspended.email, elsewhere.email]) {
-          const res = yield* requestReset(tenant, email)
+          const res = yield* post(REQUEST, tenantHeaders(tenant), { email })
           assert.strictEqual(res.status, 202, res.text)
           answers.push({ body: res.body, type: res.headers["content-type"] })
         }
         // The member's own request comes last: the mailer handles requests in order, so once its mail is there,
         // every earlier request has been handled.
-        const known = yield* requestReset(tenant, member.email)
+        const known = yield* post(REQUEST, tenantHeaders(tenant), { email: member.email })
         assert.strictEqual(known.status, 202)
         yield* awaitMails(member.email)
         for (const answer of answers) {
@@ -263,7 +266,7 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })("passwor
   describe("refused tokens", () => {
     it.effect("an expired token → 422 RESET_TOKEN_EXPIRED; the password stays", () =>
       Effect.gen(function*() {
-        const { member, tenant } = yield* community()
+        const { member, tenant } = yield* community(TOKENS_ONLY)
         yield* requestReset(tenant, member.email)
         const token = yield* tokenFor(member)
         yield* query((sql) =>
@@ -271,16 +274,17 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })("passwor
               WHERE token_hash = ${hashToken(token)}`
         )
         const before = yield* passwordHashOf(member.id)
-        const res = yield* confirm(tenant, { token, password: NEW_PASSWORD })
-        assertEnvelope(res, 422, "RESET_TOKEN_EXPIRED")
-        assert.deepStrictEqual(fieldsOf(res.body), ["token"])
+        const res = yield* confirm(tenant, { token, password: NEW_PASSWORD }).pipe(
+          expectError(422, "RESET_TOKEN_EXPIRED")
+        )
+        assert.deepStrictEqual(res.fields, ["token"])
         assert.strictEqual(yield* passwordHashOf(member.id), before)
         assert.strictEqual(yield* loginStatus(member, member.password), 200)
       }))
 
     it.effect("a token of another community → 422 RESET_TOKEN_INVALID there, and it still works at home", () =>
       Effect.gen(function*() {
-        const { member, tenant } = yield* community()
+        const { member, tenant } = yield* community(TOKENS_ONLY)
         const other = yield* makeTenant()
         // Asking in the wrong community mails nothing.
         yield* requestReset(other, member.email)
@@ -288,38 +292,45 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })("passwor
         const token = yield* tokenFor(member)
         assert.lengthOf(yield* mailsTo(member.email), 1)
 
-        const bySlug = yield* post(CONFIRM, { "x-tenant-slug": other.slug }, { token, password: NEW_PASSWORD })
-        assertEnvelope(bySlug, 422, "RESET_TOKEN_INVALID")
-        assert.deepStrictEqual(fieldsOf(bySlug.body), ["token"])
+        const confirmBySlug = (slug: string) =>
+          Effect.flatMap(
+            clientFor({ "x-tenant-slug": slug }),
+            (client) =>
+              client.auth.confirmPasswordReset({ payload: { token, password: NEW_PASSWORD }, withResponse: true })
+          )
+        const bySlug = yield* confirmBySlug(other.slug).pipe(expectError(422, "RESET_TOKEN_INVALID"))
+        assert.deepStrictEqual(bySlug.fields, ["token"])
         assert.isFalse((yield* tokensOf(member.id))[0]!.used)
         assert.strictEqual(yield* loginStatus(member, member.password), 200)
 
-        const home = yield* post(CONFIRM, { "x-tenant-slug": tenant.slug }, { token, password: NEW_PASSWORD })
-        assert.strictEqual(home.status, 200, home.text)
+        yield* confirmBySlug(tenant.slug).pipe(expectStatus(200))
       }))
 
     it.effect("an unknown token → 422 RESET_TOKEN_INVALID", () =>
       Effect.gen(function*() {
-        const { tenant } = yield* community()
+        const { tenant } = yield* community(TOKENS_ONLY)
         for (const token of ["not-a-token", "x".repeat(43), "a.b.c"]) {
-          const res = yield* confirm(tenant, { token, password: NEW_PASSWORD })
-          assertEnvelope(res, 422, "RESET_TOKEN_INVALID")
-          assert.deepStrictEqual(fieldsOf(res.body), ["token"])
+          const res = yield* confirm(tenant, { token, password: NEW_PASSWORD }).pipe(
+            expectError(422, "RESET_TOKEN_INVALID")
+          )
+          assert.deepStrictEqual(res.fields, ["token"])
         }
       }))
 
     it.effect("two confirmations racing with one token: one changes the password, the other is RESET_TOKEN_USED", () =>
       Effect.gen(function*() {
-        const { member, tenant } = yield* community()
+        const { member, tenant } = yield* community(TOKENS_ONLY)
         yield* requestReset(tenant, member.email)
         const token = yield* tokenFor(member)
         const results = yield* Effect.all(
-          ["first racer secret", "second racer secret"].map((password) => confirm(tenant, { token, password })),
+          ["first racer secret", "second racer secret"].map((password) =>
+            outcomeOf(confirm(tenant, { token, password }))
+          ),
           { concurrency: 2 }
         )
         assert.sameMembers(results.map((r) => r.status), [200, 422])
         const loser = results.find((r) => r.status === 422)!
-        assert.strictEqual(codeOf(loser.body), "RESET_TOKEN_USED")
+        assert.strictEqual(loser.failure?.code, "RESET_TOKEN_USED")
         const winner = ["first racer secret", "second racer secret"][results.findIndex((r) => r.status === 200)]!
         assert.strictEqual(yield* loginStatus(member, winner), 200)
       }))
@@ -328,7 +339,8 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })("passwor
   describe("bad input", () => {
     it.effect("422 VALIDATION_ERROR per field (missing fields, not an e-mail, short password); nothing changes", () =>
       Effect.gen(function*() {
-        const { member, tenant } = yield* community()
+        const { member, tenant } = yield* community(TOKENS_ONLY)
+        // Bodies the contract refuses to send, and the D1 envelope on the wire: raw.
         for (
           const [body, fields] of [
             [{}, ["email"]],
@@ -356,7 +368,7 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })("passwor
             [{ token: 5, password: "short" }, ["token", "password"]]
           ] as const
         ) {
-          const res = yield* confirm(tenant, body)
+          const res = yield* post(CONFIRM, tenantHeaders(tenant), body)
           assertEnvelope(res, 422, "VALIDATION_ERROR")
           assert.sameMembers(fieldsOf(res.body), [...fields], JSON.stringify(body))
         }
@@ -369,11 +381,13 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })("passwor
 
     it.effect("no tenant → 400 tenant_required; an unknown one → 400 tenant_resolution_failed", () =>
       Effect.gen(function*() {
-        for (const path of [REQUEST, CONFIRM]) {
-          const none = yield* post(path, {}, { email: "a@example.org", token: "x", password: NEW_PASSWORD })
-          assertEnvelope(none, 400, "tenant_required")
-          const unknown = yield* post(path, { "x-tenant-slug": "no-such-community" }, { email: "a@example.org" })
-          assertEnvelope(unknown, 400, "tenant_resolution_failed")
+        for (const headers of [{}, { "x-tenant-slug": "no-such-community" }]) {
+          const code = "x-tenant-slug" in headers ? "tenant_resolution_failed" : "tenant_required"
+          const client = yield* clientFor(headers)
+          yield* client.auth.requestPasswordReset({ payload: { email: "a@example.org" } }).pipe(expectError(400, code))
+          yield* client.auth.confirmPasswordReset({ payload: { token: "x", password: NEW_PASSWORD } }).pipe(
+            expectError(400, code)
+          )
         }
       }))
   })
@@ -381,30 +395,36 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })("passwor
   describe("rate limit", () => {
     it.effect("asking for links: 5 per minute per IP, the 6th → 429 RATE_LIMITED with Retry-After; confirm is not limited", () =>
       Effect.gen(function*() {
-        const { member, tenant } = yield* community()
+        const { member, tenant } = yield* community(TOKENS_ONLY)
         const ip = fromIp(randomIp())
         for (let i = 0; i < 5; i++) {
-          const res = yield* requestReset(tenant, `someone-${i}@example.org`, ip)
-          assert.strictEqual(res.status, 202, res.text)
+          const [, res] = yield* requestReset(tenant, `someone-${i}@example.org`, ip)
+          assert.strictEqual(res.status, 202)
           assert.strictEqual(res.headers["x-ratelimit-limit"], "5")
           assert.strictEqual(res.headers["x-ratelimit-remaining"], String(4 - i))
         }
-        const limited = yield* requestReset(tenant, member.email, ip)
+        // The refusal's headers and envelope: raw.
+        const limited = yield* post(REQUEST, { ...tenantHeaders(tenant), ...ip }, { email: member.email })
         assertEnvelope(limited, 429, "RATE_LIMITED")
         assert.isString(limited.headers["retry-after"])
         // Another address is not affected.
-        assert.strictEqual((yield* requestReset(tenant, member.email)).status, 202)
+        yield* requestReset(tenant, member.email).pipe(expectStatus(202))
         const token = yield* tokenFor(member)
-        const done = yield* post(CONFIRM, { ...tenantHeaders(tenant), ...ip }, { token, password: NEW_PASSWORD })
-        assert.strictEqual(done.status, 200, done.text)
-        assert.isUndefined(done.headers["x-ratelimit-limit"])
+        const client = yield* apiClient({ ...tenantHeaders(tenant), ...ip })
+        const [done, response] = yield* client.auth.confirmPasswordReset({
+          payload: { token, password: NEW_PASSWORD },
+          withResponse: true
+        })
+        assert.strictEqual(response.status, 200)
+        assert.isUndefined(response.headers["x-ratelimit-limit"])
         assert.deepStrictEqual(errorsOf(limited.body).map((e) => e.code), ["RATE_LIMITED"])
-        assert.strictEqual(dataOf<{ password_changed: boolean }>(done.body).password_changed, true)
+        assert.strictEqual(done.data.password_changed, true)
       }))
   })
 
   it.effect("OpenAPI documents both routes with summaries, the 202 and the token errors", () =>
     Effect.gen(function*() {
+      // The document, not the API: raw.
       const res = yield* rawRequest("GET", "/api/v2/openapi.json")
       type Operation = { summary?: string; responses: Record<string, { $ref?: string }> }
       const doc = res.body as {

@@ -1,14 +1,30 @@
+import type { HttpClientResponse } from "@effect/platform"
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { codeOf } from "./fixtures/bodies.js"
-import { community } from "./fixtures/community.js"
-import { makeEvent } from "./fixtures/events.js"
+import { type ApiClient, apiClient, expectError, expectStatus } from "./fixtures/client.js"
+import { actor, community } from "./fixtures/community.js"
+import { makeEvent, type TestEvent } from "./fixtures/events.js"
 import { fromIp, randomIp } from "./fixtures/servers.js"
 import { tenantHeaders } from "./fixtures/tenants.js"
 import { rawRequest, TestApp } from "./fixtures/TestApp.js"
-import { authHeaders, login, makeSuperAdmin, makeUser, TEST_PASSWORD } from "./fixtures/users.js"
+import { login, makeSuperAdmin, makeUser, TEST_PASSWORD } from "./fixtures/users.js"
 
-/** Routes anyone may read (no token needed); `{event}` is an event of the community addressed. */
+/** Routes anyone may read (no token needed), through the typed client; `event` is an event of the community. */
+const publicReads = (
+  client: ApiClient,
+  event: TestEvent
+): ReadonlyArray<Effect.Effect<readonly [unknown, HttpClientResponse.HttpClientResponse], unknown>> => [
+  client.tenancy.current({ withResponse: true }),
+  client.listings.list({ urlParams: {}, withResponse: true }),
+  client.events.list({ urlParams: {}, withResponse: true }),
+  client.events.get({ path: { id: event.id }, withResponse: true }),
+  client.eventCalendar.list({ urlParams: {}, withResponse: true }),
+  client.organisations.directory({ urlParams: {}, withResponse: true }),
+  client.opportunities.list({ urlParams: {}, withResponse: true })
+]
+
+/** The same routes as paths, for the raw checks of what a refused response must not carry. */
 const PUBLIC_READS = [
   "/api/v2/tenant",
   "/api/v2/listings",
@@ -28,9 +44,8 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })(
       Effect.gen(function*() {
         const a = yield* community()
         const event = yield* makeEvent(a.member)
-        for (const path of PUBLIC_READS.map((p) => p.replace("{event}", String(event.id)))) {
-          assert.strictEqual((yield* rawRequest("GET", path, { headers: a.anonymous })).status, 200, path)
-          assert.strictEqual((yield* rawRequest("GET", path, { headers: a.memberHeaders })).status, 200, path)
+        for (const client of [a.visitor.client, a.member.client]) {
+          for (const read of publicReads(client, event)) yield* read.pipe(expectStatus(200))
         }
       }))
 
@@ -39,6 +54,7 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })(
         const a = yield* community()
         const b = yield* community()
         const event = yield* makeEvent(a.member)
+        // Raw: the refused body must not carry the event, which the typed client would not show.
         const foreign = { ...a.anonymous, authorization: b.memberHeaders.authorization }
         const unknown = { ...a.anonymous, authorization: "Bearer not-a-token-of-anyone" }
         const malformed = { ...a.anonymous, authorization: "Basic dXNlcjpwYXNz" }
@@ -56,13 +72,12 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })(
       Effect.gen(function*() {
         const a = yield* community()
         const b = yield* community()
-        const foreign = { ...a.anonymous, authorization: b.memberHeaders.authorization }
-        assert.strictEqual((yield* rawRequest("GET", "/api/v2/users/me", { headers: foreign })).status, 401)
-        assert.strictEqual((yield* rawRequest("GET", "/api/v2/wallet", { headers: foreign })).status, 401)
-        const headers = yield* authHeaders(a.member)
-        assert.strictEqual((yield* rawRequest("POST", "/api/v2/auth/logout", { headers })).status, 200)
-        const after = yield* rawRequest("GET", "/api/v2/listings", { headers })
-        assert.strictEqual(after.status, 401)
+        const foreign = yield* apiClient({ ...a.anonymous, authorization: b.memberHeaders.authorization })
+        yield* foreign.users.me().pipe(expectError(401, "AUTH_REQUIRED"))
+        yield* foreign.wallet.get().pipe(expectError(401, "AUTH_REQUIRED"))
+        const { client } = yield* actor(a.member)
+        yield* client.session.logout({ withResponse: true }).pipe(expectStatus(200))
+        yield* client.listings.list({ urlParams: {} }).pipe(expectError(401, "AUTH_REQUIRED"))
       }))
 
     it.effect("a session cookie of another community is 401 on public reads; its own cookie reads", () =>
@@ -70,16 +85,16 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })(
         const a = yield* community()
         const b = yield* community()
         const user = yield* makeUser(b.tenant)
-        const res = yield* rawRequest("POST", "/api/v2/auth/login", {
-          headers: { ...b.anonymous, ...fromIp(randomIp()) },
-          body: JSON.stringify({ email: user.email, password: TEST_PASSWORD, remember: "cookie" })
+        const signIn = yield* apiClient({ ...b.anonymous, ...fromIp(randomIp()) })
+        const [, res] = yield* signIn.auth.login({
+          payload: { email: user.email, password: TEST_PASSWORD, remember: "cookie" },
+          withResponse: true
         })
         const cookie = `tb_session=${sessionCookieOf(res.headers["set-cookie"])}`
-        const elsewhere = yield* rawRequest("GET", "/api/v2/listings", { headers: { ...a.anonymous, cookie } })
-        assert.strictEqual(elsewhere.status, 401)
-        assert.strictEqual(codeOf(elsewhere.body), "AUTH_REQUIRED")
-        const home = yield* rawRequest("GET", "/api/v2/listings", { headers: { ...b.anonymous, cookie } })
-        assert.strictEqual(home.status, 200)
+        const elsewhere = yield* apiClient({ ...a.anonymous, cookie })
+        yield* elsewhere.listings.list({ urlParams: {} }).pipe(expectError(401, "AUTH_REQUIRED"))
+        const home = yield* apiClient({ ...b.anonymous, cookie })
+        yield* home.listings.list({ urlParams: {}, withResponse: true }).pipe(expectStatus(200))
       }))
 
     it.effect("a platform super-admin's token is good in every community", () =>
@@ -87,31 +102,29 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })(
         const a = yield* community()
         const admin = yield* makeSuperAdmin()
         const tokens = yield* login(admin)
-        const headers = { ...a.anonymous, authorization: `Bearer ${tokens.access_token}` }
-        assert.strictEqual((yield* rawRequest("GET", "/api/v2/listings", { headers })).status, 200)
-        assert.strictEqual((yield* rawRequest("GET", "/api/v2/admin/users", { headers })).status, 200)
+        const client = yield* apiClient({ ...a.anonymous, authorization: `Bearer ${tokens.access_token}` })
+        yield* client.listings.list({ urlParams: {}, withResponse: true }).pipe(expectStatus(200))
+        yield* client.adminUsers.list({ urlParams: {}, withResponse: true }).pipe(expectStatus(200))
       }))
 
     it.effect("sign-in routes authenticate by their body: a stale or foreign token sent along is ignored", () =>
       Effect.gen(function*() {
         const a = yield* community()
         const b = yield* community()
-        const stale = {
+        const stale = yield* apiClient({
           ...tenantHeaders(a.tenant),
           ...fromIp(randomIp()),
           authorization: b.memberHeaders.authorization
-        }
-        const signedIn = yield* rawRequest("POST", "/api/v2/auth/login", {
-          headers: stale,
-          body: JSON.stringify({ email: a.member.email, password: TEST_PASSWORD })
         })
-        assert.strictEqual(signedIn.status, 200)
-        const refreshed = yield* rawRequest("POST", "/api/v2/auth/refresh", {
-          headers: stale,
-          body: JSON.stringify({ refresh_token: (signedIn.body as { refresh_token: string }).refresh_token })
-        })
-        assert.strictEqual(refreshed.status, 200)
-        assert.strictEqual((refreshed.body as { user: { id: number } }).user.id, a.member.id)
+        const signedIn = yield* stale.auth.login({
+          payload: { email: a.member.email, password: TEST_PASSWORD },
+          withResponse: true
+        }).pipe(expectStatus(200))
+        const refreshed = yield* stale.auth.refresh({
+          payload: { refresh_token: signedIn.refresh_token },
+          withResponse: true
+        }).pipe(expectStatus(200))
+        assert.strictEqual(refreshed.user.id, a.member.id)
       }))
   }
 )

@@ -4,31 +4,48 @@ import { RateLimit } from "@timebank/domain"
 import { rateLimitHeaders, redisOptionsFromUrl, retryAfterSeconds } from "@timebank/server"
 import { Context, Duration, Effect, Layer } from "effect"
 import { randomBytes } from "node:crypto"
-import type { ErrorBody } from "./fixtures/bodies.js"
+import { type Answer, answerOf, apiClient } from "./fixtures/client.js"
 import { fromIp, randomIp, TestServerOn } from "./fixtures/servers.js"
 import { makeTenant, tenantHeaders } from "./fixtures/tenants.js"
-import { rawRequest, TestApp } from "./fixtures/TestApp.js"
+import { TestApp } from "./fixtures/TestApp.js"
 import { freshDatabase } from "./fixtures/TestDatabase.js"
 import { makeUser, type TestUser } from "./fixtures/users.js"
 
-type Response = Effect.Effect.Success<ReturnType<typeof rawRequest>>
+/** Status, headers and outcome of a call, refusals included (their headers are what this file is about). */
+type Response = Answer<unknown, unknown>
 
-const codesOf = (body: unknown) => (body as ErrorBody).errors.map((e) => e.code)
+const codesOf = (res: Response) => res.failure?.errors.map((e) => e.code)
 
-const post = (tenant: { id: number }, path: string, body: unknown, headers: Record<string, string> = {}) =>
-  rawRequest("POST", path, { headers: { ...tenantHeaders(tenant), ...headers }, body: JSON.stringify(body) })
+/** The typed client addressing `tenant` with extra `headers` (X-Forwarded-For). */
+const clientIn = (tenant: { id: number }, headers: Record<string, string> = {}) =>
+  apiClient({ ...tenantHeaders(tenant), ...headers })
 
 const uniqueEmail = (label: string) => `${label}-${randomBytes(5).toString("hex")}@example.org`
 
 const registration = (email: string) => ({ email, password: "long enough", first_name: "Rae", last_name: "Lim" })
 
 const register = (tenant: { id: number }, email: string, headers: Record<string, string> = {}) =>
-  post(tenant, "/api/v2/auth/register", registration(email), headers)
+  Effect.flatMap(
+    clientIn(tenant, headers),
+    (client) => answerOf(client.auth.register({ payload: registration(email) }))
+  )
 
-const LOGIN_PATHS = ["/api/v2/auth/login", "/api/auth/login"] as const
+/** Login and its legacy path, which share one budget. */
+const LOGIN_PATHS = ["login", "loginLegacyPath"] as const
 
-const logIn = (user: TestUser, password: string, headers: Record<string, string> = {}, path: string = LOGIN_PATHS[0]) =>
-  post(user.tenant, path, { email: user.email, password }, headers)
+const logInAs = (
+  tenant: { id: number },
+  payload: { readonly email: string; readonly password: string },
+  headers: Record<string, string> = {},
+  path: typeof LOGIN_PATHS[number] = LOGIN_PATHS[0]
+) => Effect.flatMap(clientIn(tenant, headers), (client) => answerOf(client.auth[path]({ payload })))
+
+const logIn = (
+  user: TestUser,
+  password: string,
+  headers: Record<string, string> = {},
+  path: typeof LOGIN_PATHS[number] = LOGIN_PATHS[0]
+) => logInAs(user.tenant, { email: user.email, password }, headers, path)
 
 const openTenant = () => makeTenant({ settings: { registration_requires_approval: false } })
 
@@ -46,8 +63,8 @@ const assertCounted = (res: Response, remaining: number) => {
 
 /** Past the route limit: 429 RATE_LIMITED, Retry-After in whole seconds within the window, nothing remaining. */
 const assertRouteLimited = (res: Response) => {
-  assert.strictEqual(res.status, 429, res.text)
-  assert.deepStrictEqual(codesOf(res.body), ["RATE_LIMITED"])
+  assert.strictEqual(res.status, 429)
+  assert.deepStrictEqual(codesOf(res), ["RATE_LIMITED"])
   const retryAfter = Number(res.headers["retry-after"])
   assert.isTrue(Number.isInteger(retryAfter), `retry-after ${res.headers["retry-after"]}`)
   assert.isAtLeast(retryAfter, 1)
@@ -61,8 +78,8 @@ const assertRouteLimited = (res: Response) => {
 
 /** Locked by the login throttle (decisions D4): 429 with Retry-After up to 5 minutes after the last failure. */
 const assertLoginLocked = (res: Response) => {
-  assert.strictEqual(res.status, 429, res.text)
-  assert.deepStrictEqual(codesOf(res.body), ["RATE_LIMITED"])
+  assert.strictEqual(res.status, 429)
+  assert.deepStrictEqual(codesOf(res), ["RATE_LIMITED"])
   const retryAfter = Number(res.headers["retry-after"])
   assert.isTrue(Number.isInteger(retryAfter), `retry-after ${res.headers["retry-after"]}`)
   assert.isAtLeast(retryAfter, 1)
@@ -76,8 +93,14 @@ const assertNotCounted = (res: Response) => {
 }
 
 const assertInvalidCredentials = (res: Response) => {
-  assert.strictEqual(res.status, 401, res.text)
-  assert.deepStrictEqual(codesOf(res.body), ["AUTH_INVALID_CREDENTIALS"])
+  assert.strictEqual(res.status, 401)
+  assert.deepStrictEqual(codesOf(res), ["AUTH_INVALID_CREDENTIALS"])
+}
+
+/** A success: `status`, no domain error. */
+const assertOk = (res: Response, status: number) => {
+  assert.strictEqual(res.status, status, res.failure?.message)
+  assert.isUndefined(res.failure)
 }
 
 const sessionsOf = (user: { readonly id: number }) =>
@@ -144,15 +167,15 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })("route r
       const emails = Array.from({ length: 31 }, () => uniqueEmail("reg"))
       for (const [i, email] of emails.slice(0, 30).entries()) {
         const res = yield* register(tenant, email)
-        assert.strictEqual(res.status, 201, res.text)
+        assertOk(res, 201)
         assertCounted(res, 29 - i)
       }
       const refused = yield* register(tenant, emails[30]!)
       assertRouteLimited(refused)
       assert.deepStrictEqual(yield* usersWithEmails(emails), emails.slice(0, 30).sort())
       // Routes without a declared limit are neither counted nor refused.
-      const csrf = yield* rawRequest("GET", "/api/v2/csrf-token", { headers: tenantHeaders(tenant) })
-      assert.strictEqual(csrf.status, 200)
+      const csrf = yield* Effect.flatMap(clientIn(tenant), (client) => answerOf(client.auth.csrfToken()))
+      assertOk(csrf, 200)
       assertNotCounted(csrf)
       assertRouteLimited(yield* register(tenant, uniqueEmail("reg")))
     }))
@@ -162,23 +185,23 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })("route r
       const tenant = yield* makeTenant()
       const user = yield* makeUser(tenant)
       // The tenant is resolved before the limit is counted: a request naming no tenant is refused uncounted.
-      const noTenant = yield* rawRequest("POST", LOGIN_PATHS[0], {
-        body: JSON.stringify({ email: user.email, password: user.password })
-      })
+      const nobody = yield* apiClient({})
+      const noTenant = yield* answerOf(nobody.auth.login({ payload: { email: user.email, password: user.password } }))
       assert.strictEqual(noTenant.status, 400)
-      assert.deepStrictEqual(codesOf(noTenant.body), ["tenant_required"])
+      assert.deepStrictEqual(codesOf(noTenant), ["tenant_required"])
       assertNotCounted(noTenant)
       let refreshToken = ""
       for (let i = 0; i < 30; i++) {
         const res = yield* logIn(user, user.password, {}, LOGIN_PATHS[i % 2])
-        assert.strictEqual(res.status, 200, res.text)
+        assertOk(res, 200)
         assertCounted(res, 29 - i)
-        refreshToken = (res.body as { refresh_token: string }).refresh_token
+        refreshToken = res.value!.refresh_token
       }
       for (const path of LOGIN_PATHS) assertRouteLimited(yield* logIn(user, user.password, {}, path))
       assert.strictEqual(yield* sessionsOf(user), 30)
-      const refreshed = yield* post(tenant, "/api/v2/auth/refresh", { refresh_token: refreshToken })
-      assert.strictEqual(refreshed.status, 200, refreshed.text)
+      const client = yield* clientIn(tenant)
+      const refreshed = yield* answerOf(client.auth.refresh({ payload: { refresh_token: refreshToken } }))
+      assertOk(refreshed, 200)
       assertNotCounted(refreshed)
     }))
 })
@@ -192,24 +215,24 @@ layer(TestApp({ TRUST_PROXY: "true" }), { excludeTestServices: true, timeout: "1
         const [first, second] = [randomIp(), randomIp()]
         for (let i = 0; i < 30; i++) {
           const res = yield* register(tenant, uniqueEmail("proxy"), fromIp(first))
-          assert.strictEqual(res.status, 201, res.text)
+          assertOk(res, 201)
           assertCounted(res, 29 - i)
         }
         const refused = uniqueEmail("refused")
         assertRouteLimited(yield* register(tenant, refused, fromIp(first)))
         const other = uniqueEmail("other")
         const allowed = yield* register(tenant, other, fromIp(second))
-        assert.strictEqual(allowed.status, 201, allowed.text)
+        assertOk(allowed, 201)
         assertCounted(allowed, 29)
         // The first entry of the chain is the client; the proxies after it are not.
         const chained = yield* register(tenant, uniqueEmail("chain"), { "x-forwarded-for": `${second}, ${first}` })
-        assert.strictEqual(chained.status, 201, chained.text)
+        assertOk(chained, 201)
         assertCounted(chained, 28)
         assert.deepStrictEqual(yield* usersWithEmails([refused, other]), [other])
         // Login has its own budget: the first client may still log in.
         const user = yield* makeUser(tenant)
         const login = yield* logIn(user, user.password, fromIp(first))
-        assert.strictEqual(login.status, 200, login.text)
+        assertOk(login, 200)
         assertCounted(login, 29)
         assertRouteLimited(yield* register(tenant, uniqueEmail("still"), fromIp(first)))
       }))
@@ -227,13 +250,16 @@ layer(TestApp({ TRUST_PROXY: "true" }), { excludeTestServices: true, timeout: "1
         assertCounted(locked, 29)
         // E-mails compare case-insensitively, and the legacy path is locked too.
         assertLoginLocked(
-          yield* post(tenant, LOGIN_PATHS[1], { email: user.email.toUpperCase(), password: user.password }, {
-            ...fromIp(randomIp())
-          })
+          yield* logInAs(
+            tenant,
+            { email: user.email.toUpperCase(), password: user.password },
+            fromIp(randomIp()),
+            LOGIN_PATHS[1]
+          )
         )
         assert.strictEqual(yield* sessionsOf(user), 0)
         const other = yield* logIn(bystander, bystander.password, fromIp(randomIp()))
-        assert.strictEqual(other.status, 200, other.text)
+        assertOk(other, 200)
         assert.strictEqual(yield* sessionsOf(bystander), 1)
       }))
 
@@ -243,11 +269,11 @@ layer(TestApp({ TRUST_PROXY: "true" }), { excludeTestServices: true, timeout: "1
         const user = yield* makeUser(tenant)
         for (let i = 0; i < 9; i++) assertInvalidCredentials(yield* logIn(user, WRONG, fromIp(randomIp())))
         const success = yield* logIn(user, user.password, fromIp(randomIp()))
-        assert.strictEqual(success.status, 200, success.text)
+        assertOk(success, 200)
         // Had the count survived, the first of these would already be refused.
         for (let i = 0; i < 9; i++) assertInvalidCredentials(yield* logIn(user, WRONG, fromIp(randomIp())))
         const again = yield* logIn(user, user.password, fromIp(randomIp()))
-        assert.strictEqual(again.status, 200, again.text)
+        assertOk(again, 200)
         assert.strictEqual(yield* sessionsOf(user), 2)
       }))
 
@@ -257,9 +283,7 @@ layer(TestApp({ TRUST_PROXY: "true" }), { excludeTestServices: true, timeout: "1
         const user = yield* makeUser(tenant)
         const attacker = randomIp()
         for (let i = 0; i < 10; i++) {
-          const res = yield* post(tenant, LOGIN_PATHS[0], { email: uniqueEmail("guess"), password: WRONG }, {
-            ...fromIp(attacker)
-          })
+          const res = yield* logInAs(tenant, { email: uniqueEmail("guess"), password: WRONG }, fromIp(attacker))
           assertInvalidCredentials(res)
           assertCounted(res, 29 - i)
         }
@@ -269,7 +293,7 @@ layer(TestApp({ TRUST_PROXY: "true" }), { excludeTestServices: true, timeout: "1
         assertCounted(locked, 19)
         assert.strictEqual(yield* sessionsOf(user), 0)
         const elsewhere = yield* logIn(user, user.password, fromIp(randomIp()))
-        assert.strictEqual(elsewhere.status, 200, elsewhere.text)
+        assertOk(elsewhere, 200)
         assert.strictEqual(yield* sessionsOf(user), 1)
         assertLoginLocked(yield* logIn(user, user.password, fromIp(attacker)))
       }))
@@ -285,14 +309,14 @@ layer(TestApp({ REDIS_URL: "redis://127.0.0.1:1" }), { excludeTestServices: true
         const tenant = yield* openTenant()
         const email = uniqueEmail("open")
         const registered = yield* register(tenant, email)
-        assert.strictEqual(registered.status, 201, registered.text)
+        assertOk(registered, 201)
         assertNotCounted(registered)
         const user = yield* makeUser(tenant)
         const wrong = yield* logIn(user, WRONG)
         assertInvalidCredentials(wrong)
         assertNotCounted(wrong)
         const ok = yield* logIn(user, user.password)
-        assert.strictEqual(ok.status, 200, ok.text)
+        assertOk(ok, 200)
         assertNotCounted(ok)
         assert.deepStrictEqual(yield* usersWithEmails([email]), [email])
         assert.strictEqual(yield* sessionsOf(user), 1)
@@ -320,7 +344,7 @@ describe("two servers sharing Redis and the database", () => {
       const client = randomIp()
       for (let i = 0; i < 30; i++) {
         const res = yield* (i % 2 === 0 ? onA : onB)(register(tenant, uniqueEmail("two"), fromIp(client)))
-        assert.strictEqual(res.status, 201, res.text)
+        assertOk(res, 201)
         assertCounted(res, 29 - i)
       }
       assertRouteLimited(yield* onA(register(tenant, uniqueEmail("two"), fromIp(client))))
@@ -333,7 +357,7 @@ describe("two servers sharing Redis and the database", () => {
       assertLoginLocked(yield* onA(logIn(user, user.password, fromIp(randomIp()))))
       assert.strictEqual(yield* onB(sessionsOf(user)), 0)
       const other = yield* onB(logIn(bystander, bystander.password, fromIp(randomIp())))
-      assert.strictEqual(other.status, 200, other.text)
+      assertOk(other, 200)
       assert.strictEqual(yield* onA(sessionsOf(bystander)), 1)
     }), 120_000)
 })

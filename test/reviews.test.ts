@@ -1,13 +1,22 @@
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import type { Tenant } from "@timebank/domain"
+import { type CursorMeta, RecordId } from "@timebank/domain"
 import { Effect } from "effect"
-import { codeOf, dataOf, errorsOf, fieldsOf, type Meta, metaOf } from "./fixtures/bodies.js"
+import { codeOf, dataOf, errorsOf, fieldsOf } from "./fixtures/bodies.js"
+import { apiClient, expectError, expectStatus, pageCursor, statusOf } from "./fixtures/client.js"
+import { actor } from "./fixtures/community.js"
 import { fromIp, randomIp } from "./fixtures/servers.js"
-import { makeTenant, tenantHeaders } from "./fixtures/tenants.js"
 import { rawRequest, TestApp } from "./fixtures/TestApp.js"
 import { authHeaders, makeAdmin, makeSuperAdmin, makeUser } from "./fixtures/users.js"
-import { makeOrganisation, makeReview } from "./fixtures/volunteering.js"
+import {
+  clientFromAnyIp,
+  expectWire,
+  makeOrganisation,
+  makeReview,
+  organisationCommunity,
+  wireClient
+} from "./fixtures/volunteering.js"
 
 const includes = (actual: unknown, expected: Record<string, unknown>) =>
   assert.deepInclude<Record<string, unknown>>(actual as Record<string, unknown>, expected)
@@ -16,32 +25,16 @@ const REVIEWS = "/api/v2/volunteering/reviews"
 type Method = "GET" | "POST"
 type Headers = Record<string, string>
 
+/** For what the typed client cannot send: odd bodies, unknown types and ids that are not ids in the path. */
 const call = (method: Method, path: string, headers: Headers, body?: unknown) =>
   rawRequest(method, path, {
     headers: { ...fromIp(randomIp()), ...headers },
     ...(body === undefined ? {} : { body: JSON.stringify(body) })
   })
 
-/** A community with an organisation (owned by `owner`) and two more signed-in members. */
-const community = (overrides: Record<string, unknown> = {}) =>
-  Effect.gen(function*() {
-    const tenant = yield* makeTenant(overrides)
-    const owner = yield* makeUser(tenant, { firstName: "Olga", lastName: "Owner" })
-    const reviewer = yield* makeUser(tenant, { firstName: "Rita", lastName: "Reviewer" })
-    const other = yield* makeUser(tenant, { firstName: "Otto", lastName: "Other" })
-    const organisation = yield* makeOrganisation(owner, { name: `Reviewed Org ${tenant.id}` })
-    return {
-      tenant,
-      owner,
-      reviewer,
-      other,
-      organisation,
-      ownerHeaders: yield* authHeaders(owner),
-      reviewerHeaders: yield* authHeaders(reviewer),
-      otherHeaders: yield* authHeaders(other),
-      anonymous: tenantHeaders(tenant)
-    }
-  })
+/** A community with an organisation owned by Olga Owner; Mia Member reviews, Otto Other is reviewed. */
+const community = (options: Parameters<typeof organisationCommunity>[0] = {}) =>
+  Effect.map(organisationCommunity(options), (c) => ({ ...c, reviewer: c.member }))
 
 const reviewRows = (tenant: Tenant) =>
   Effect.flatMap(
@@ -62,8 +55,9 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("reviews
   describe("create", () => {
     it.effect("POST reviews an organisation (201, approved), writes ReviewCreated, and the list shows it", () =>
       Effect.gen(function*() {
-        const { anonymous, organisation, reviewer, reviewerHeaders, tenant } = yield* community()
-        const res = yield* call("POST", REVIEWS, reviewerHeaders, {
+        const { organisation, reviewer, tenant, visitor } = yield* community()
+        // Raw: the comment's surrounding spaces are trimmed by the server, which the typed client would refuse.
+        const res = yield* call("POST", REVIEWS, reviewer.headers, {
           target_type: "organization",
           target_id: organisation.id,
           rating: 4,
@@ -75,7 +69,7 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("reviews
           data: {
             id: created.id,
             reviewer_id: reviewer.id,
-            reviewer: { id: reviewer.id, first_name: "Rita", last_name: "Reviewer", avatar_url: null },
+            reviewer: { id: reviewer.id, first_name: "Mia", last_name: "Member", avatar_url: null },
             target_type: "organization",
             target_id: organisation.id,
             rating: 4,
@@ -96,73 +90,73 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("reviews
           target_id: organisation.id,
           rating: 4
         }])
-        const listed = yield* call("GET", `${REVIEWS}/organization/${organisation.id}`, anonymous)
-        assert.strictEqual(listed.status, 200, listed.text)
+        // The list item is the created review exactly, on the wire.
+        const wire = yield* wireClient(visitor)
+        const listed = yield* wire.reviews.list({
+          path: { type: "organization", id: organisation.id },
+          urlParams: {},
+          withResponse: true
+        }).pipe(expectWire(200))
         assert.deepStrictEqual(listed.body, { data: [dataOf(res.body)], meta: { per_page: 20, has_more: false } })
         // The organisation's aggregates follow.
-        const detail = yield* call("GET", `/api/v2/volunteering/organisations/${organisation.id}`, anonymous)
-        includes(dataOf(detail.body), { review_count: 1, average_rating: 4 })
+        const detail = yield* (yield* clientFromAnyIp(visitor)).organisations.get({ path: { id: organisation.id } })
+        includes(detail.data, { review_count: 1, average_rating: 4 })
       }))
 
     it.effect("reviews a member; the comment defaults to empty", () =>
       Effect.gen(function*() {
-        const { other, reviewerHeaders, tenant } = yield* community()
-        const res = yield* call("POST", REVIEWS, reviewerHeaders, {
+        const { other, reviewer, visitor } = yield* community()
+        // Raw: without a comment, which the typed client always sends.
+        const res = yield* call("POST", REVIEWS, reviewer.headers, {
           target_type: "user",
           target_id: other.id,
           rating: 5
         })
         assert.strictEqual(res.status, 201, res.text)
         includes(dataOf(res.body), { target_type: "user", target_id: other.id, rating: 5, comment: "" })
-        const listed = yield* call("GET", `${REVIEWS}/user/${other.id}`, tenantHeaders(tenant))
-        assert.deepStrictEqual(dataOf<Array<ReviewItem>>(listed.body).map((r) => r.id), [
-          dataOf<ReviewItem>(res.body).id
-        ])
+        const listed = yield* visitor.client.reviews.list({ path: { type: "user", id: other.id }, urlParams: {} })
+        assert.deepStrictEqual(listed.data.map((r) => r.id), [dataOf<ReviewItem>(res.body).id])
       }))
 
     it.effect("a second review of the same target by the same member is 409 ALREADY_EXISTS; others may still", () =>
       Effect.gen(function*() {
-        const { organisation, other, otherHeaders, reviewerHeaders, tenant } = yield* community()
-        const body = { target_type: "organization", target_id: organisation.id, rating: 5 }
-        assert.strictEqual((yield* call("POST", REVIEWS, reviewerHeaders, body)).status, 201)
-        const again = yield* call("POST", REVIEWS, reviewerHeaders, { ...body, rating: 1 })
-        assert.strictEqual(again.status, 409, again.text)
-        assert.strictEqual(codeOf(again.body), "ALREADY_EXISTS")
-        assert.strictEqual((yield* call("POST", REVIEWS, otherHeaders, body)).status, 201)
+        const { organisation, other, reviewer, tenant } = yield* community()
+        const payload = { target_type: "organization", target_id: organisation.id, rating: 5, comment: "" } as const
+        yield* reviewer.client.reviews.create({ payload, withResponse: true }).pipe(expectStatus(201))
+        yield* reviewer.client.reviews.create({ payload: { ...payload, rating: 1 } }).pipe(
+          expectError(409, "ALREADY_EXISTS")
+        )
+        yield* other.client.reviews.create({ payload, withResponse: true }).pipe(expectStatus(201))
         // The same reviewer may review a member with the same id space separately.
-        const asUser = yield* call("POST", REVIEWS, reviewerHeaders, {
-          target_type: "user",
-          target_id: other.id,
-          rating: 3
-        })
-        assert.strictEqual(asUser.status, 201, asUser.text)
+        yield* reviewer.client.reviews.create({
+          payload: { target_type: "user", target_id: other.id, rating: 3, comment: "" },
+          withResponse: true
+        }).pipe(expectStatus(201))
         assert.deepStrictEqual((yield* reviewRows(tenant)).map((r) => r.rating), [5, 5, 3])
         assert.strictEqual((yield* eventsOf(tenant, "ReviewCreated")).length, 3)
       }))
 
     it.effect("two identical reviews sent at once: exactly one is stored, the other is 409", () =>
       Effect.gen(function*() {
-        const { organisation, reviewerHeaders, tenant } = yield* community()
-        const body = { target_type: "organization", target_id: organisation.id, rating: 2 }
+        const { organisation, reviewer, tenant } = yield* community()
+        const payload = { target_type: "organization", target_id: organisation.id, rating: 2, comment: "" } as const
         const answers = yield* Effect.all(
-          Array.from({ length: 4 }, () => call("POST", REVIEWS, reviewerHeaders, body)),
+          Array.from({ length: 4 }, () => statusOf(reviewer.client.reviews.create({ payload, withResponse: true }))),
           { concurrency: "unbounded" }
         )
-        assert.sameMembers(answers.map((a) => a.status), [201, 409, 409, 409])
+        assert.sameMembers(answers, [201, 409, 409, 409])
         assert.strictEqual((yield* reviewRows(tenant)).length, 1)
         assert.strictEqual((yield* eventsOf(tenant, "ReviewCreated")).length, 1)
       }))
 
     it.effect("reviewing oneself is 422 on target_id; bad ratings and types are 422 per field", () =>
       Effect.gen(function*() {
-        const { organisation, reviewer, reviewerHeaders, tenant } = yield* community()
-        const self = yield* call("POST", REVIEWS, reviewerHeaders, {
-          target_type: "user",
-          target_id: reviewer.id,
-          rating: 5
-        })
-        assert.strictEqual(self.status, 422, self.text)
-        assert.deepStrictEqual(errorsOf(self.body).map((e) => [e.code, e.field]), [["VALIDATION_ERROR", "target_id"]])
+        const { organisation, reviewer, tenant } = yield* community()
+        const self = yield* reviewer.client.reviews.create({
+          payload: { target_type: "user", target_id: reviewer.id, rating: 5, comment: "" }
+        }).pipe(expectError(422, "VALIDATION_ERROR"))
+        assert.deepStrictEqual(self.errors.map((e) => [e.code, e.field]), [["VALIDATION_ERROR", "target_id"]])
+        // Raw: bodies the contract refuses, which the typed client would not send.
         const org = { target_type: "organization", target_id: organisation.id }
         const cases: Array<readonly [unknown, ReadonlyArray<string>]> = [
           [{ ...org, rating: 0 }, ["rating"]],
@@ -183,7 +177,7 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("reviews
           ]]
         ]
         for (const [body, fields] of cases) {
-          const res = yield* call("POST", REVIEWS, reviewerHeaders, body)
+          const res = yield* call("POST", REVIEWS, reviewer.headers, body)
           assert.strictEqual(res.status, 422, `${JSON.stringify(body).slice(0, 120)}: ${res.text}`)
           assert.isTrue(errorsOf(res.body).every((e) => e.code === "VALIDATION_ERROR"))
           assert.sameMembers(fieldsOf(res.body), [...fields], JSON.stringify(body).slice(0, 120))
@@ -193,11 +187,11 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("reviews
 
     it.effect("the target must exist in this community: unknown, other-tenant, pending or suspended is 404", () =>
       Effect.gen(function*() {
-        const { owner, reviewerHeaders, tenant } = yield* community()
+        const { owner, reviewer, tenant } = yield* community()
         const stranger = yield* community()
         const pending = yield* makeOrganisation(owner, { status: "pending" })
         const suspended = yield* makeOrganisation(owner, { status: "suspended" })
-        const targets: Array<readonly [string, number]> = [
+        const targets: Array<readonly ["organization" | "user", number]> = [
           ["organization", stranger.organisation.id],
           ["organization", 99_999_999],
           ["organization", pending.id],
@@ -206,9 +200,9 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("reviews
           ["user", 99_999_999]
         ]
         for (const [type, id] of targets) {
-          const res = yield* call("POST", REVIEWS, reviewerHeaders, { target_type: type, target_id: id, rating: 3 })
-          assert.strictEqual(res.status, 404, `${type} ${id}: ${res.text}`)
-          assert.strictEqual(codeOf(res.body), "NOT_FOUND")
+          yield* reviewer.client.reviews.create({
+            payload: { target_type: type, target_id: id, rating: 3, comment: "" }
+          }).pipe(expectError(404, "NOT_FOUND"))
         }
         assert.deepStrictEqual(yield* reviewRows(tenant), [])
         assert.deepStrictEqual(yield* reviewRows(stranger.tenant), [])
@@ -216,17 +210,14 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("reviews
 
     it.effect("needs a token (401); a platform super-admin visiting the community may not review (403)", () =>
       Effect.gen(function*() {
-        const { anonymous, organisation, tenant } = yield* community()
-        const body = { target_type: "organization", target_id: organisation.id, rating: 5 }
-        const unauthenticated = yield* call("POST", REVIEWS, anonymous, body)
-        assert.strictEqual(unauthenticated.status, 401)
-        assert.strictEqual(codeOf(unauthenticated.body), "AUTH_REQUIRED")
-        const visiting = yield* call("POST", REVIEWS, yield* authHeaders(yield* makeSuperAdmin(), tenant), body)
-        assert.strictEqual(visiting.status, 403, visiting.text)
-        assert.strictEqual(codeOf(visiting.body), "FORBIDDEN")
+        const { organisation, tenant, visitor } = yield* community()
+        const payload = { target_type: "organization", target_id: organisation.id, rating: 5, comment: "" } as const
+        yield* visitor.client.reviews.create({ payload }).pipe(expectError(401, "AUTH_REQUIRED"))
+        const visiting = yield* apiClient(yield* authHeaders(yield* makeSuperAdmin(), tenant))
+        yield* visiting.reviews.create({ payload }).pipe(expectError(403, "FORBIDDEN"))
         // A community admin is a member like any other here.
-        const admin = yield* makeAdmin(tenant)
-        assert.strictEqual((yield* call("POST", REVIEWS, yield* authHeaders(admin), body)).status, 201)
+        const admin = yield* actor(yield* makeAdmin(tenant))
+        yield* admin.client.reviews.create({ payload, withResponse: true }).pipe(expectStatus(201))
         assert.strictEqual((yield* reviewRows(tenant)).length, 1)
       }))
   })
@@ -234,7 +225,7 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("reviews
   describe("list", () => {
     it.effect("approved reviews of a target, newest first, paged by cursor to the end", () =>
       Effect.gen(function*() {
-        const { anonymous, organisation, other, tenant } = yield* community()
+        const { organisation, other, tenant, visitor } = yield* community()
         const made: Array<number> = []
         for (let i = 1; i <= 5; i++) {
           const reviewer = yield* makeUser(tenant, { firstName: `R${i}` })
@@ -248,80 +239,75 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("reviews
         const otherOrg = yield* makeOrganisation(other)
         yield* makeReview(other, { type: "organization", id: otherOrg.id }, 5)
         const seen: Array<number> = []
-        const metas: Array<Meta> = []
-        let query = "?per_page=2"
+        const metas: Array<CursorMeta> = []
+        let cursor: string | undefined
         for (let page = 0; page < 10; page++) {
-          const res = yield* call("GET", `${REVIEWS}/organization/${organisation.id}${query}`, anonymous)
-          assert.strictEqual(res.status, 200, res.text)
-          const items = dataOf<Array<ReviewItem & { reviewer: { first_name: string } }>>(res.body)
-          for (const item of items) {
+          const res = yield* visitor.client.reviews.list({
+            path: { type: "organization", id: organisation.id },
+            urlParams: { per_page: 2, ...(cursor === undefined ? {} : { cursor: pageCursor(RecordId, cursor) }) }
+          })
+          for (const item of res.data) {
             assert.strictEqual(item.reviewer.first_name, `R${made.indexOf(item.id) + 1}`)
-            assert.strictEqual(item.reviewer_id, (item.reviewer as unknown as { id: number }).id)
+            assert.strictEqual(item.reviewer_id, item.reviewer.id)
           }
-          seen.push(...items.map((r) =>
+          seen.push(...res.data.map((r) =>
             r.id
           ))
-          metas.push(metaOf(res.body))
-          const cursor = metaOf(res.body).cursor
+          metas.push(res.meta)
+          cursor = res.meta.cursor
           if (cursor === undefined) break
-          query = `?per_page=2&cursor=${cursor}`
         }
         assert.deepStrictEqual(seen, [...made].reverse())
         assert.deepStrictEqual(metas.map((m) => m.has_more), [true, true, false])
         assert.notProperty(metas[2]!, "cursor")
-        const bad = yield* call("GET", `${REVIEWS}/organization/${organisation.id}?cursor=zzz!`, anonymous)
+        // Raw: a cursor and a page size the typed client would not send.
+        const bad = yield* call("GET", `${REVIEWS}/organization/${organisation.id}?cursor=zzz!`, visitor.headers)
         assert.strictEqual(bad.status, 422)
         assert.deepStrictEqual(fieldsOf(bad.body), ["cursor"])
-        const tooMany = yield* call("GET", `${REVIEWS}/organization/${organisation.id}?per_page=101`, anonymous)
+        const tooMany = yield* call("GET", `${REVIEWS}/organization/${organisation.id}?per_page=101`, visitor.headers)
         assert.strictEqual(tooMany.status, 422)
         assert.deepStrictEqual(fieldsOf(tooMany.body), ["per_page"])
       }))
 
     it.effect("an unknown type is 422 on field type; unknown, other-tenant or hidden targets and bad ids are 404", () =>
       Effect.gen(function*() {
-        const { anonymous, organisation, owner, reviewer } = yield* community()
+        const { organisation, owner, reviewer, visitor } = yield* community()
         const stranger = yield* community()
+        // Raw: types and ids that are not in the contract's path.
         for (const type of ["event", "organisation", "users"]) {
-          const res = yield* call("GET", `${REVIEWS}/${type}/${organisation.id}`, anonymous)
+          const res = yield* call("GET", `${REVIEWS}/${type}/${organisation.id}`, visitor.headers)
           assert.strictEqual(res.status, 422, `${type}: ${res.text}`)
           assert.deepStrictEqual(errorsOf(res.body).map((e) => [e.code, e.field]), [["VALIDATION_ERROR", "type"]])
         }
-        const suspended = yield* makeOrganisation(owner, { status: "suspended" })
-        for (
-          const path of [
-            `organization/${stranger.organisation.id}`,
-            `organization/99999999`,
-            `organization/${suspended.id}`,
-            `organization/abc`,
-            `user/${stranger.reviewer.id}`,
-            `user/0`
-          ]
-        ) {
-          const res = yield* call("GET", `${REVIEWS}/${path}`, anonymous)
+        for (const path of ["organization/abc", "user/0"]) {
+          const res = yield* call("GET", `${REVIEWS}/${path}`, visitor.headers)
           assert.strictEqual(res.status, 404, `${path}: ${res.text}`)
           assert.strictEqual(codeOf(res.body), "NOT_FOUND")
         }
-        const empty = yield* call("GET", `${REVIEWS}/user/${reviewer.id}`, anonymous)
-        assert.deepStrictEqual(empty.body, { data: [], meta: { per_page: 20, has_more: false } })
+        const suspended = yield* makeOrganisation(owner, { status: "suspended" })
+        const targets: Array<readonly ["organization" | "user", number]> = [
+          ["organization", stranger.organisation.id],
+          ["organization", 99_999_999],
+          ["organization", suspended.id],
+          ["user", stranger.reviewer.id]
+        ]
+        for (const [type, id] of targets) {
+          yield* visitor.client.reviews.list({ path: { type, id }, urlParams: {} }).pipe(expectError(404, "NOT_FOUND"))
+        }
+        const empty = yield* visitor.client.reviews.list({ path: { type: "user", id: reviewer.id }, urlParams: {} })
+        assert.deepStrictEqual(empty, { data: [], meta: { per_page: 20, has_more: false } })
       }))
   })
 
   describe("feature gate", () => {
     it.effect("with volunteering switched off both review routes are 403 FEATURE_DISABLED", () =>
       Effect.gen(function*() {
-        const { anonymous, organisation, reviewerHeaders, tenant } = yield* community({
-          features: { volunteering: false }
-        })
-        const post = yield* call("POST", REVIEWS, reviewerHeaders, {
-          target_type: "organization",
-          target_id: organisation.id,
-          rating: 5
-        })
-        assert.strictEqual(post.status, 403, post.text)
-        assert.strictEqual(codeOf(post.body), "FEATURE_DISABLED")
-        const list = yield* call("GET", `${REVIEWS}/organization/${organisation.id}`, anonymous)
-        assert.strictEqual(list.status, 403, list.text)
-        assert.strictEqual(codeOf(list.body), "FEATURE_DISABLED")
+        const { organisation, reviewer, tenant, visitor } = yield* community({ features: { volunteering: false } })
+        yield* reviewer.client.reviews.create({
+          payload: { target_type: "organization", target_id: organisation.id, rating: 5, comment: "" }
+        }).pipe(expectError(403, "FEATURE_DISABLED"))
+        yield* visitor.client.reviews.list({ path: { type: "organization", id: organisation.id }, urlParams: {} })
+          .pipe(expectError(403, "FEATURE_DISABLED"))
         assert.deepStrictEqual(yield* reviewRows(tenant), [])
       }))
   })

@@ -1,12 +1,14 @@
 import { assert, layer } from "@effect/vitest"
-import { CurrentTenant, TenantId } from "@timebank/domain"
+import { CurrentTenant, TenantId, UserId } from "@timebank/domain"
 import { bootstrapSuperAdmin, UserRepo, verifyPassword } from "@timebank/server"
 import { ConfigProvider, Effect, Exit, Option } from "effect"
 import { randomBytes } from "node:crypto"
 import { errorsOf } from "./fixtures/bodies.js"
+import { type ApiClient, apiClient, expectError, expectStatus, failureOf } from "./fixtures/client.js"
+import { actor, makeActor, visitor } from "./fixtures/community.js"
 import { makeTenant, tenantHeaders } from "./fixtures/tenants.js"
-import { apiClient, rawRequest, TestApp } from "./fixtures/TestApp.js"
-import { authHeaders, login, makeAdmin, makeSuperAdmin, makeUser, platformTenant } from "./fixtures/users.js"
+import { rawRequest, TestApp } from "./fixtures/TestApp.js"
+import { login, makeAdmin, makeSuperAdmin, platformTenant } from "./fixtures/users.js"
 
 interface TenantBody {
   id: number
@@ -31,12 +33,16 @@ const newAdmin = () => ({
 })
 const json = (body: unknown) => JSON.stringify(body)
 
+/** A signed-in platform super-admin: headers and typed client. */
+const superAdmin = Effect.flatMap(makeSuperAdmin(), (user) => actor(user))
+
 layer(TestApp(), { excludeTestServices: true, timeout: "90 seconds" })("super-admin tenants API", (it) => {
   it.effect("POST creates the tenant and its first admin, who can log in there; GET reads and lists it", () =>
     Effect.gen(function*() {
-      const headers = yield* authHeaders(yield* makeSuperAdmin())
+      const { client, headers } = yield* superAdmin
       const slug = uniqueSlug()
       const admin = newAdmin()
+      // An untrimmed name, which the typed client refuses to send: raw.
       const created = yield* rawRequest("POST", PATH, {
         headers,
         body: json({
@@ -63,21 +69,16 @@ layer(TestApp(), { excludeTestServices: true, timeout: "90 seconds" })("super-ad
       assert.isAbove(tenant.admin!.id, 0)
 
       // The community answers at once, and its first admin signs in there as an active, approved admin.
-      const publicView = yield* rawRequest("GET", "/api/v2/tenant", { headers: { "x-tenant-slug": slug } })
-      assert.strictEqual(publicView.status, 200)
-      assert.strictEqual(
-        (publicView.body as { data: { features: Record<string, boolean> } }).data.features["blog"],
-        false
-      )
-      const signIn = yield* rawRequest("POST", "/api/v2/auth/login", {
-        headers: { "x-tenant-slug": slug },
-        body: json({ email: admin.email, password: admin.password })
-      })
-      assert.strictEqual(signIn.status, 200, signIn.text)
-      const user = (signIn.body as { user: Record<string, unknown> }).user
-      assert.include(user, {
-        id: tenant.admin!.id,
-        tenant_id: tenant.id,
+      const bySlug = yield* apiClient({ "x-tenant-slug": slug })
+      const publicView = yield* bySlug.tenancy.current({ withResponse: true }).pipe(expectStatus(200))
+      assert.strictEqual(publicView.data.features["blog"], false)
+      const signIn = yield* bySlug.auth.login({
+        payload: { email: admin.email, password: admin.password },
+        withResponse: true
+      }).pipe(expectStatus(200))
+      assert.include(signIn.user, {
+        id: UserId.make(tenant.admin!.id),
+        tenant_id: TenantId.make(tenant.id),
         role: "admin",
         status: "active",
         is_approved: true,
@@ -85,7 +86,6 @@ layer(TestApp(), { excludeTestServices: true, timeout: "90 seconds" })("super-ad
         is_super_admin: false
       })
 
-      const client = yield* apiClient(headers)
       const read = yield* client.superTenants.get({ path: { id: TenantId.make(tenant.id) } })
       assert.strictEqual(read.data.slug, slug)
       assert.strictEqual(read.data.settings.starting_balance, 2.5)
@@ -96,9 +96,8 @@ layer(TestApp(), { excludeTestServices: true, timeout: "90 seconds" })("super-ad
       assert.strictEqual(page.meta.current_page, 1)
       assert.strictEqual(page.meta.per_page, 100)
       assert.isAtLeast(page.meta.total, 2)
-      const second = yield* rawRequest("GET", `${PATH}?page=2&per_page=1`, { headers })
-      assert.strictEqual(second.status, 200)
-      const secondPage = second.body as { data: Array<TenantBody>; meta: Record<string, unknown> }
+      const secondPage = yield* client.superTenants.list({ urlParams: { page: 2, per_page: 1 }, withResponse: true })
+        .pipe(expectStatus(200))
       assert.strictEqual(secondPage.data.length, 1)
       assert.include(secondPage.meta, { current_page: 2, per_page: 1, total: page.meta.total })
     }))
@@ -106,75 +105,66 @@ layer(TestApp(), { excludeTestServices: true, timeout: "90 seconds" })("super-ad
   it.effect("PUT changes name, domain and status and merges features and settings; suspension locks it", () =>
     Effect.gen(function*() {
       const tenant = yield* makeTenant({ features: { polls: false }, settings: { starting_balance: 3 } })
-      const member = yield* makeUser(tenant)
-      const headers = yield* authHeaders(yield* makeSuperAdmin())
-      const memberHeaders = yield* authHeaders(member)
+      const member = yield* makeActor(tenant)
+      const { client } = yield* superAdmin
+      const path = { id: TenantId.make(tenant.id) }
       const domain = `${tenant.slug}.example.org`
-      const updated = yield* rawRequest("PUT", `${PATH}/${tenant.id}`, {
-        headers,
-        body: json({ name: "Renamed", domain, features: { blog: false }, settings: { allow_negative_balance: true } })
-      })
-      assert.strictEqual(updated.status, 200, updated.text)
-      const data = dataOf(updated.body)
-      assert.include(data, { id: tenant.id, name: "Renamed", domain, status: "active" })
-      assert.include(data.features, { polls: false, blog: false, events: true })
-      assert.include(data.settings, { starting_balance: 3, allow_negative_balance: true })
+      const updated = yield* client.superTenants.update({
+        path,
+        payload: { name: "Renamed", domain, features: { blog: false }, settings: { allow_negative_balance: true } },
+        withResponse: true
+      }).pipe(expectStatus(200))
+      assert.include(updated.data, { id: tenant.id, name: "Renamed", domain, status: "active" })
+      assert.include(updated.data.features, { polls: false, blog: false, events: true })
+      assert.include(updated.data.settings, { starting_balance: 3, allow_negative_balance: true })
 
-      const suspended = yield* rawRequest("PUT", `${PATH}/${tenant.id}`, {
-        headers,
-        body: json({ status: "suspended" })
+      const suspended = yield* client.superTenants.update({
+        path,
+        payload: { status: "suspended" },
+        withResponse: true
       })
-      assert.strictEqual(suspended.status, 200)
-      assert.strictEqual(dataOf(suspended.body).status, "suspended")
-      for (const request of [{ headers: tenantHeaders(tenant) }, { headers: memberHeaders }]) {
-        const res = yield* rawRequest("GET", "/api/v2/users/me", request)
-        assert.strictEqual(res.status, 400)
-        assert.strictEqual(errorsOf(res.body)[0]!.code, "tenant_resolution_failed")
+        .pipe(expectStatus(200))
+      assert.strictEqual(suspended.data.status, "suspended")
+      const anonymous = yield* visitor(tenant)
+      for (const reader of [anonymous.client, member.client]) {
+        yield* reader.users.me().pipe(expectError(400, "tenant_resolution_failed"))
       }
       // Still visible to the super-admin, and reactivated it answers again.
-      const listed = yield* rawRequest("GET", `${PATH}/${tenant.id}`, { headers })
-      assert.strictEqual(dataOf(listed.body).status, "suspended")
-      const reactivated = yield* rawRequest("PUT", `${PATH}/${tenant.id}`, {
-        headers,
-        body: json({ status: "active" })
-      })
-      assert.strictEqual(reactivated.status, 200)
-      const me = yield* rawRequest("GET", "/api/v2/users/me", { headers: memberHeaders })
-      assert.strictEqual(me.status, 200)
+      const listed = yield* client.superTenants.get({ path })
+      assert.strictEqual(listed.data.status, "suspended")
+      yield* client.superTenants.update({ path, payload: { status: "active" }, withResponse: true }).pipe(
+        expectStatus(200)
+      )
+      yield* member.client.users.me({ withResponse: true }).pipe(expectStatus(200))
     }))
 
   it.effect("a duplicate slug is 409 ALREADY_EXISTS on slug and creates nothing; a taken domain is 409 on domain", () =>
     Effect.gen(function*() {
       const existing = yield* makeTenant({ domain: `taken-${randomBytes(3).toString("hex")}.example.org` })
-      const headers = yield* authHeaders(yield* makeSuperAdmin())
-      const client = yield* apiClient(headers)
+      const { client } = yield* superAdmin
       const before = (yield* client.superTenants.list({ urlParams: { per_page: 100 } })).meta.total
       const admin = newAdmin()
-      const duplicate = yield* rawRequest("POST", PATH, {
-        headers,
-        body: json({ slug: existing.slug, name: "Copy", admin })
-      })
-      assert.strictEqual(duplicate.status, 409)
-      assert.deepInclude(errorsOf(duplicate.body)[0], { code: "ALREADY_EXISTS", field: "slug" })
-      const takenDomain = yield* rawRequest("POST", PATH, {
-        headers,
-        body: json({ slug: uniqueSlug(), name: "Copy", domain: existing.domain, admin })
-      })
-      assert.strictEqual(takenDomain.status, 409)
-      assert.deepInclude(errorsOf(takenDomain.body)[0], { code: "ALREADY_EXISTS", field: "domain" })
+      const duplicate = yield* client.superTenants.create({ payload: { slug: existing.slug, name: "Copy", admin } })
+        .pipe(expectError(409, "ALREADY_EXISTS"))
+      assert.deepInclude(duplicate.errors[0], { code: "ALREADY_EXISTS", field: "slug" })
+      const takenDomain = yield* client.superTenants.create({
+        payload: { slug: uniqueSlug(), name: "Copy", domain: existing.domain, admin }
+      }).pipe(expectError(409, "ALREADY_EXISTS"))
+      assert.deepInclude(takenDomain.errors[0], { code: "ALREADY_EXISTS", field: "domain" })
       const after = (yield* client.superTenants.list({ urlParams: { per_page: 100 } })).meta.total
       assert.strictEqual(after, before)
       // The admin of the refused tenant was not created anywhere: the slug's tenant has no such user.
-      const signIn = yield* rawRequest("POST", "/api/v2/auth/login", {
-        headers: tenantHeaders(existing),
-        body: json({ email: admin.email, password: admin.password })
-      })
+      const signIn = yield* Effect.flatMap(
+        visitor(existing),
+        (v) => failureOf(v.client.auth.login({ payload: { email: admin.email, password: admin.password } }))
+      )
       assert.strictEqual(signIn.status, 401)
     }))
 
   it.effect("bad fields are 422 VALIDATION_ERROR, one entry per field, nested admin fields included", () =>
     Effect.gen(function*() {
-      const headers = yield* authHeaders(yield* makeSuperAdmin())
+      const { client, headers } = yield* superAdmin
+      // Bodies the contract refuses to send: raw.
       const bad = yield* rawRequest("POST", PATH, {
         headers,
         body: json({
@@ -211,23 +201,30 @@ layer(TestApp(), { excludeTestServices: true, timeout: "90 seconds" })("super-ad
       })
       assert.strictEqual(badUpdate.status, 422)
       assert.sameMembers(errorsOf(badUpdate.body).map((e) => e.field), ["status", "features.blog"])
-      const empty = yield* rawRequest("PUT", `${PATH}/${tenant.id}`, { headers, body: "{}" })
+      const empty = yield* failureOf(
+        client.superTenants.update({ path: { id: TenantId.make(tenant.id) }, payload: {} })
+      )
       assert.strictEqual(empty.status, 422)
 
       // Suspending the platform itself would lock every super-admin out.
       const platform = yield* platformTenant
-      const lockout = yield* rawRequest("PUT", `${PATH}/${platform.id}`, {
-        headers,
-        body: json({ status: "suspended" })
-      })
+      const lockout = yield* failureOf(
+        client.superTenants.update({ path: { id: TenantId.make(platform.id) }, payload: { status: "suspended" } })
+      )
       assert.strictEqual(lockout.status, 422)
-      assert.strictEqual(errorsOf(lockout.body)[0]!.field, "status")
+      assert.strictEqual(lockout.fields[0], "status")
     }))
 
   it.effect("unknown or malformed ids are 404 NOT_FOUND on GET and PUT", () =>
     Effect.gen(function*() {
-      const headers = yield* authHeaders(yield* makeSuperAdmin())
-      for (const id of ["987654321", "abc", "0", "-4", "1.5"]) {
+      const { client, headers } = yield* superAdmin
+      const unknown = { id: TenantId.make(987654321) }
+      yield* client.superTenants.get({ path: unknown }).pipe(expectError(404, "NOT_FOUND"))
+      yield* client.superTenants.update({ path: unknown, payload: { name: "Ghost" } }).pipe(
+        expectError(404, "NOT_FOUND")
+      )
+      // Ids the contract cannot express: raw.
+      for (const id of ["abc", "0", "-4", "1.5"]) {
         const get = yield* rawRequest("GET", `${PATH}/${id}`, { headers })
         assert.strictEqual(get.status, 404, id)
         assert.strictEqual(errorsOf(get.body)[0]!.code, "NOT_FOUND")
@@ -241,40 +238,35 @@ layer(TestApp(), { excludeTestServices: true, timeout: "90 seconds" })("super-ad
       const platform = yield* platformTenant
       const tenant = yield* makeTenant()
       const other = yield* makeTenant()
-      const tenantAdmin = yield* makeAdmin(tenant)
-      const adminHeaders = yield* authHeaders(tenantAdmin)
-      const memberHeaders = yield* authHeaders(yield* makeUser(tenant))
-      const platformStaffHeaders = yield* authHeaders(yield* makeAdmin(platform))
-      const body = json({ slug: uniqueSlug(), name: "Sneaky", admin: newAdmin() })
+      const tenantAdmin = yield* actor(yield* makeAdmin(tenant))
+      const member = yield* makeActor(tenant)
+      const platformStaff = yield* actor(yield* makeAdmin(platform))
+      const payload = { slug: uniqueSlug(), name: "Sneaky", admin: newAdmin() }
+      const path = { id: TenantId.make(other.id) }
 
-      const anonymous = yield* rawRequest("GET", PATH, { headers: tenantHeaders(platform) })
-      assert.strictEqual(anonymous.status, 401)
-      assert.strictEqual(errorsOf(anonymous.body)[0]!.code, "AUTH_REQUIRED")
-      const anonymousCreate = yield* rawRequest("POST", PATH, { headers: tenantHeaders(platform), body })
+      const anonymous = yield* visitor(platform)
+      yield* anonymous.client.superTenants.list({ urlParams: {} }).pipe(expectError(401, "AUTH_REQUIRED"))
+      const anonymousCreate = yield* failureOf(anonymous.client.superTenants.create({ payload }))
       assert.strictEqual(anonymousCreate.status, 401)
 
-      for (const headers of [adminHeaders, memberHeaders, platformStaffHeaders]) {
-        for (
-          const [method, path] of [["GET", PATH], ["POST", PATH], ["GET", `${PATH}/${other.id}`], [
-            "PUT",
-            `${PATH}/${other.id}`
-          ]] as const
-        ) {
-          const res = yield* rawRequest(method, path, {
-            headers,
-            ...(method === "GET" ? {} : { body: method === "POST" ? body : json({ status: "suspended" }) })
-          })
-          assert.strictEqual(res.status, 403, `${method} ${path}`)
-          assert.strictEqual(errorsOf(res.body)[0]!.code, "FORBIDDEN")
-        }
+      const requests: ReadonlyArray<(client: ApiClient) => Effect.Effect<unknown, unknown>> = [
+        (client) => client.superTenants.list({ urlParams: {} }),
+        (client) => client.superTenants.create({ payload }),
+        (client) => client.superTenants.get({ path }),
+        (client) => client.superTenants.update({ path, payload: { status: "suspended" } })
+      ]
+      for (const { client } of [tenantAdmin, member, platformStaff]) {
+        for (const request of requests) yield* request(client).pipe(expectError(403, "FORBIDDEN"))
       }
       // A tenant admin's token addressed to the platform (or to another tenant) is no credential there (D4).
       for (const target of [platform, other]) {
-        const res = yield* rawRequest("GET", PATH, { headers: { ...adminHeaders, ...tenantHeaders(target) } })
+        const foreign = yield* apiClient({ ...tenantAdmin.headers, ...tenantHeaders(target) })
+        const res = yield* failureOf(foreign.superTenants.list({ urlParams: {} }))
         assert.strictEqual(res.status, 401)
       }
-      const untouched = yield* rawRequest("GET", "/api/v2/tenant", { headers: tenantHeaders(other) })
-      assert.strictEqual(untouched.status, 200)
+      yield* Effect.flatMap(visitor(other), (v) => v.client.tenancy.current({ withResponse: true })).pipe(
+        expectStatus(200)
+      )
     }))
 
   it.effect("bootstrap: the configured super-admin is created once; a later start changes nothing", () =>
@@ -300,10 +292,8 @@ layer(TestApp(), { excludeTestServices: true, timeout: "90 seconds" })("super-ad
 
       // The bootstrapped account is a working platform super-admin.
       const tokens = yield* login({ id: Number(row.id), email, password: "first password", tenant: platform })
-      const listed = yield* rawRequest("GET", PATH, {
-        headers: { ...tenantHeaders(platform), authorization: `Bearer ${tokens.access_token}` }
-      })
-      assert.strictEqual(listed.status, 200)
+      const client = yield* apiClient({ ...tenantHeaders(platform), authorization: `Bearer ${tokens.access_token}` })
+      yield* client.superTenants.list({ urlParams: {}, withResponse: true }).pipe(expectStatus(200))
 
       const unset = yield* bootstrapSuperAdmin.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map())))
       assert.isTrue(Option.isNone(unset))

@@ -1,9 +1,14 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { apiClient, expectError, expectStatus } from "./fixtures/client.js"
 import { makeTenant, suspendTenant, tenantHeaders } from "./fixtures/tenants.js"
-import { apiClient, rawRequest, TestApp } from "./fixtures/TestApp.js"
+import { rawRequest, TestApp } from "./fixtures/TestApp.js"
 
 const errorOf = (body: unknown) => (body as { errors: Array<{ code: string; message: string; field?: string }> }).errors
+
+/** `GET /api/v2/tenant` sent with `headers` (tenant headers, host), through the typed client. */
+const currentTenant = (headers: Record<string, string>) =>
+  Effect.flatMap(apiClient(headers), (client) => client.tenancy.current({ withResponse: true }))
 
 layer(TestApp({ BASE_DOMAIN: "timebank.test" }), { excludeTestServices: true, timeout: "90 seconds" })(
   "tenant resolution",
@@ -23,53 +28,43 @@ layer(TestApp({ BASE_DOMAIN: "timebank.test" }), { excludeTestServices: true, ti
     it.effect("X-Tenant-Slug names the tenant", () =>
       Effect.gen(function*() {
         const tenant = yield* makeTenant()
-        const res = yield* rawRequest("GET", "/api/v2/tenant", { headers: { "x-tenant-slug": tenant.slug } })
-        assert.strictEqual(res.status, 200)
-        assert.strictEqual((res.body as { data: { slug: string } }).data.slug, tenant.slug)
+        const res = yield* currentTenant({ "x-tenant-slug": tenant.slug }).pipe(expectStatus(200))
+        assert.strictEqual(res.data.slug, tenant.slug)
       }))
 
     it.effect("X-Tenant-ID wins over X-Tenant-Slug, which wins over the host", () =>
       Effect.gen(function*() {
         const a = yield* makeTenant()
         const b = yield* makeTenant()
-        const byId = yield* rawRequest("GET", "/api/v2/tenant", {
-          headers: { "x-tenant-id": String(a.id), "x-tenant-slug": b.slug, host: `${b.slug}.timebank.test` }
-        })
-        assert.strictEqual((byId.body as { data: { id: number } }).data.id, a.id)
-        const bySlug = yield* rawRequest("GET", "/api/v2/tenant", {
-          headers: { "x-tenant-slug": b.slug, host: `${a.slug}.timebank.test` }
-        })
-        assert.strictEqual((bySlug.body as { data: { id: number } }).data.id, b.id)
+        const byId = yield* currentTenant({
+          "x-tenant-id": String(a.id),
+          "x-tenant-slug": b.slug,
+          host: `${b.slug}.timebank.test`
+        }).pipe(expectStatus(200))
+        assert.strictEqual(byId.data.id, a.id)
+        const bySlug = yield* currentTenant({ "x-tenant-slug": b.slug, host: `${a.slug}.timebank.test` }).pipe(
+          expectStatus(200)
+        )
+        assert.strictEqual(bySlug.data.id, b.id)
       }))
 
     it.effect("the host names the tenant: a subdomain of BASE_DOMAIN or the tenant's own domain", () =>
       Effect.gen(function*() {
         const sub = yield* makeTenant()
         const own = yield* makeTenant({ domain: `bank-${sub.slug}.example.org` })
-        const bySub = yield* rawRequest("GET", "/api/v2/tenant", {
-          headers: { host: `${sub.slug}.timebank.test:3000` }
-        })
-        assert.strictEqual((bySub.body as { data: { id: number } }).data.id, sub.id)
-        const byDomain = yield* rawRequest("GET", "/api/v2/tenant", {
-          headers: { host: `BANK-${sub.slug}.example.org` }
-        })
-        assert.strictEqual(byDomain.status, 200)
-        assert.strictEqual((byDomain.body as { data: { id: number } }).data.id, own.id)
+        const bySub = yield* currentTenant({ host: `${sub.slug}.timebank.test:3000` }).pipe(expectStatus(200))
+        assert.strictEqual(bySub.data.id, sub.id)
+        const byDomain = yield* currentTenant({ host: `BANK-${sub.slug}.example.org` }).pipe(expectStatus(200))
+        assert.strictEqual(byDomain.data.id, own.id)
       }))
 
     it.effect("nothing naming a tenant is 400 tenant_required (typed error on the client too)", () =>
       Effect.gen(function*() {
-        const res = yield* rawRequest("GET", "/api/v2/tenant")
-        assert.strictEqual(res.status, 400)
-        assert.strictEqual(errorOf(res.body)[0]!.code, "tenant_required")
+        const none = yield* currentTenant({}).pipe(expectError(400, "tenant_required"))
+        assert.strictEqual(none.error._tag, "TenantRequired")
         for (const host of ["localhost", "127.0.0.1:3000", "timebank.test", "unknown-host.example.net"]) {
-          const r = yield* rawRequest("GET", "/api/v2/tenant", { headers: { host } })
-          assert.strictEqual(r.status, 400, host)
-          assert.strictEqual(errorOf(r.body)[0]!.code, "tenant_required", host)
+          yield* currentTenant({ host }).pipe(expectError(400, "tenant_required"))
         }
-        const client = yield* apiClient()
-        const error = yield* Effect.flip(client.tenancy.current())
-        assert.strictEqual(error._tag, "TenantRequired")
       }))
 
     it.effect("a header or subdomain naming no tenant is 400 tenant_resolution_failed", () =>
@@ -82,26 +77,21 @@ layer(TestApp({ BASE_DOMAIN: "timebank.test" }), { excludeTestServices: true, ti
           { host: "no-such-community.timebank.test" }
         ]
         for (const headers of cases) {
-          const res = yield* rawRequest("GET", "/api/v2/tenant", { headers })
-          assert.strictEqual(res.status, 400, JSON.stringify(headers))
-          assert.strictEqual(errorOf(res.body)[0]!.code, "tenant_resolution_failed", JSON.stringify(headers))
+          yield* currentTenant(headers).pipe(expectError(400, "tenant_resolution_failed"))
         }
       }))
 
     it.effect("a suspended tenant is 400 tenant_resolution_failed from every source", () =>
       Effect.gen(function*() {
         const tenant = yield* makeTenant()
-        const before = yield* rawRequest("GET", "/api/v2/tenant", { headers: tenantHeaders(tenant) })
-        assert.strictEqual(before.status, 200)
+        yield* currentTenant(tenantHeaders(tenant)).pipe(expectStatus(200))
         yield* suspendTenant(tenant.id)
         for (
           const headers of [tenantHeaders(tenant), { "x-tenant-slug": tenant.slug }, {
             host: `${tenant.slug}.timebank.test`
           }]
         ) {
-          const res = yield* rawRequest("GET", "/api/v2/tenant", { headers })
-          assert.strictEqual(res.status, 400)
-          assert.strictEqual(errorOf(res.body)[0]!.code, "tenant_resolution_failed")
+          yield* currentTenant(headers).pipe(expectError(400, "tenant_resolution_failed"))
         }
       }))
   }
@@ -112,13 +102,12 @@ describe("health, docs and the edge", () => {
     it.effect("health answers with and without a tenant; framework health is exactly {status: ok}", () =>
       Effect.gen(function*() {
         const tenant = yield* makeTenant()
-        const plain = yield* rawRequest("GET", "/api/v2/health")
-        const withTenant = yield* rawRequest("GET", "/api/v2/health", { headers: tenantHeaders(tenant) })
-        const unknownTenant = yield* rawRequest("GET", "/api/v2/health", { headers: { "x-tenant-slug": "nope" } })
-        for (const res of [plain, withTenant, unknownTenant]) {
-          assert.strictEqual(res.status, 200)
-          assert.deepStrictEqual(res.body, { status: "ok" })
+        for (const headers of [{}, tenantHeaders(tenant), { "x-tenant-slug": "nope" }]) {
+          const client = yield* apiClient(headers)
+          const health = yield* client.system.health({ withResponse: true }).pipe(expectStatus(200))
+          assert.deepStrictEqual(health, { status: "ok" })
         }
+        // Not part of the contract: raw.
         const framework = yield* rawRequest("GET", "/api/framework/health")
         assert.strictEqual(framework.status, 200)
         assert.deepStrictEqual(framework.body, { status: "ok" })
@@ -135,6 +124,7 @@ describe("health, docs and the edge", () => {
 
     it.effect("OpenAPI at /api/v2/openapi.json has version 2.0.0 and every route; docs page at /api/docs", () =>
       Effect.gen(function*() {
+        // Documents, not the API: raw.
         const res = yield* rawRequest("GET", "/api/v2/openapi.json")
         assert.strictEqual(res.status, 200)
         const doc = res.body as { info: { version: string }; paths: Record<string, unknown> }
@@ -150,6 +140,7 @@ describe("health, docs and the edge", () => {
 
     it.effect("X-Request-Id is echoed when sent and generated otherwise, on success and on error", () =>
       Effect.gen(function*() {
+        // Response headers of successes and errors alike: raw.
         const echoed = yield* rawRequest("GET", "/api/v2/health", { headers: { "x-request-id": "req-123" } })
         assert.strictEqual(echoed.headers["x-request-id"], "req-123")
         const generated = yield* rawRequest("GET", "/api/v2/tenant")
@@ -161,6 +152,7 @@ describe("health, docs and the edge", () => {
 
     it.effect("an unknown route is 404 NOT_FOUND; a known path with a wrong method is 405 with Allow", () =>
       Effect.gen(function*() {
+        // Routes outside the contract: raw.
         const missing = yield* rawRequest("GET", "/api/v2/no-such-thing")
         assert.strictEqual(missing.status, 404)
         assert.deepStrictEqual(errorOf(missing.body), [{ code: "NOT_FOUND", message: "No such route" }])

@@ -1,5 +1,6 @@
 import { assert, layer } from "@effect/vitest"
-import { type OutboxEvent, subscriberLayer } from "@timebank/server"
+import type { DomainEvents } from "@timebank/domain"
+import { type OutboxMeta, subscriberLayer } from "@timebank/server"
 import { Effect, Layer } from "effect"
 import { makeTenant } from "../fixtures/tenants.js"
 import { TestPlatform } from "../fixtures/TestApp.js"
@@ -9,13 +10,21 @@ layer(TestPlatform(), { excludeTestServices: true, timeout: "60 seconds" })(
   (it) => {
     it.effect("a subscriber layer runs as a cluster singleton and receives domain events written by services", () =>
       Effect.gen(function*() {
-        const seen: Array<OutboxEvent> = []
-        yield* Layer.build(subscriberLayer({ name: "singleton-probe", handle: (e) => Effect.sync(() => seen.push(e)) }))
+        const seen: Array<{ readonly event: DomainEvents.TenantCreated; readonly meta: OutboxMeta }> = []
+        yield* Layer.build(subscriberLayer({
+          name: "singleton-probe",
+          tags: ["TenantCreated"],
+          handle: (event, meta) => Effect.sync(() => seen.push({ event, meta }))
+        }))
         const tenant = yield* makeTenant()
-        const created = () => seen.find((e) => e.type === "TenantCreated" && e.tenantId === tenant.id)
+        const created = () => seen.find((e) => e.meta.tenantId === tenant.id)
         const start = Date.now()
         while (created() === undefined && Date.now() - start < 20_000) yield* Effect.sleep("50 millis")
-        assert.deepStrictEqual(created()?.payload, { tenant_id: tenant.id, slug: tenant.slug })
+        assert.strictEqual(created()?.event._tag, "TenantCreated")
+        assert.deepStrictEqual(
+          { tenant_id: created()?.event.tenant_id, slug: created()?.event.slug },
+          { tenant_id: tenant.id, slug: tenant.slug }
+        )
       }).pipe(Effect.scoped))
   }
 )

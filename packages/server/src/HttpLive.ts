@@ -4,40 +4,47 @@ import {
   EventCreateRateLimit,
   EventDeleteRateLimit,
   EventImageRateLimit,
+  EventsFeature,
   ListingCreateRateLimit,
+  ListingsFeature,
   LoginRateLimit,
   OrganisationDetailRateLimit,
   OrganisationDirectoryRateLimit,
   OrganisationRegistrationRateLimit,
   PasswordResetRateLimit,
-  RegisterRateLimit
+  PollsFeature,
+  RegisterRateLimit,
+  VolunteeringFeature
 } from "@timebank/domain"
 import { Effect, Layer } from "effect"
 import { EventsClusterLive, EventsLive } from "./events/index.js"
 import {
   AdminUsersLive,
   AuthenticationLive,
+  FirstAdminAccountsLive,
   IdentityHttpLive,
   IdentityService,
   OptionalAuthenticationLive,
   PresentedCredentials,
+  TenantMiddlewareLive,
   UserAccounts,
   UserRepo
 } from "./identity/index.js"
 import { LedgerClusterLive, LedgerHttpLive, LedgerService, LedgerVerify } from "./ledger/index.js"
 import { ListingsLive } from "./listings/index.js"
 import { AppConfig } from "./platform/AppConfig.js"
+import { featureGateLayer } from "./platform/FeatureGate.js"
 import { FileStore, serveUpload, UPLOADS_PATH } from "./platform/FileStore.js"
 import { DecodeErrorsLive, httpEdge } from "./platform/HttpEdge.js"
 import { rateLimitLayer } from "./platform/RateLimit.js"
 import { RouteTable } from "./platform/RouteTable.js"
+import { PollsLive } from "./polls/index.js"
 import { SystemHttpLive } from "./system/index.js"
 import {
   SignInTenantLive,
   TenancyAdminHttpLive,
   TenancyHttpLive,
   TenantDirectory,
-  TenantMiddlewareLive,
   TenantRepo,
   TenantService
 } from "./tenancy/index.js"
@@ -58,7 +65,7 @@ const RawRoutesLive = HttpApiBuilder.Router.use((router) =>
   })
 ).pipe(Layer.provide(FileStore.Default))
 
-/** Middleware that groups declare: the tenant of the request, then its caller. */
+/** Middleware that groups declare: the tenant of the request, then its caller, then the feature switches. */
 const MiddlewareLive = Layer.mergeAll(
   TenantMiddlewareLive.pipe(Layer.provide(PresentedCredentials.Default)),
   SignInTenantLive,
@@ -74,7 +81,12 @@ const MiddlewareLive = Layer.mergeAll(
   rateLimitLayer(OrganisationRegistrationRateLimit),
   rateLimitLayer(OrganisationDirectoryRateLimit),
   rateLimitLayer(OrganisationDetailRateLimit),
-  rateLimitLayer(PasswordResetRateLimit)
+  rateLimitLayer(PasswordResetRateLimit),
+  // The feature switches the contract gates groups on (spec "Tenant context" §5), one line each.
+  featureGateLayer(ListingsFeature),
+  featureGateLayer(VolunteeringFeature),
+  featureGateLayer(EventsFeature),
+  featureGateLayer(PollsFeature)
 )
 
 /** Every feature's handlers, with the middleware they declare. */
@@ -82,11 +94,12 @@ export const FeaturesLive = Layer.mergeAll(
   SystemHttpLive,
   TenancyHttpLive,
   IdentityHttpLive,
-  TenancyAdminHttpLive,
+  TenancyAdminHttpLive.pipe(Layer.provide(FirstAdminAccountsLive)),
   AdminUsersLive,
   LedgerHttpLive,
   ListingsLive,
   VolunteeringLive,
+  PollsLive,
   EventsLive
 ).pipe(Layer.provideMerge(MiddlewareLive), Layer.provide(LedgerService.Default))
 

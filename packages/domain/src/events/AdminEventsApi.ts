@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { FeatureDisabled, Forbidden, httpError, NotFound } from "../http/ApiError.js"
+import { Forbidden, httpError, NotFound } from "../http/ApiError.js"
 import { DataEnvelope, OffsetPage } from "../http/Envelope.js"
+import { EventsFeature } from "../http/FeatureGate.js"
 import { Authentication } from "../identity/Authentication.js"
 import { TenantMiddleware } from "../tenancy/TenancyApi.js"
 import { AdminListEventsParams, CancelEventPayload, Event, EventDeleted, EventIdPath } from "./Event.js"
@@ -57,7 +58,7 @@ export class AdminEventsApi extends HttpApiGroup.make("adminEvents")
       .annotate(OpenApi.Description, "The same cancel as the organiser's, with its cascade and notifications")
   )
   .addError(httpError(Forbidden))
-  .addError(httpError(FeatureDisabled))
+  .middleware(EventsFeature)
   .middleware(Authentication)
   .middleware(TenantMiddleware)
 {}

@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { FeatureDisabled, httpError, NotFound } from "../http/ApiError.js"
+import { httpError, NotFound } from "../http/ApiError.js"
+import { EventsFeature } from "../http/FeatureGate.js"
 import { TenantMiddleware } from "../tenancy/TenancyApi.js"
 import { EventIdPath, EventWhen } from "./Event.js"
 
@@ -49,6 +50,6 @@ export class CalendarApi extends HttpApiGroup.make("eventCalendar")
           "events; a series appears once, with its RRULE"
       )
   )
-  .addError(httpError(FeatureDisabled))
+  .middleware(EventsFeature)
   .middlewareEndpoints(TenantMiddleware)
 {}

@@ -4,11 +4,10 @@ import { PathId, RecordId } from "../http/Ids.js"
 import { UserId } from "../identity/User.js"
 import { UserSummary } from "../identity/UserSummary.js"
 import { CategoryId, CategorySummary } from "../listings/Category.js"
+import { PollId } from "../polls/Poll.js"
 
 export const EventId = RecordId.pipe(Schema.brand("EventId"))
 export type EventId = typeof EventId.Type
-export const PollId = RecordId.pipe(Schema.brand("PollId"))
-export type PollId = typeof PollId.Type
 
 /** Spec: status "includes `cancelled`"; every other event is `active`. */
 export const EventStatus = Schema.Literal("active", "cancelled")

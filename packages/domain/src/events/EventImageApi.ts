@@ -1,8 +1,9 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, Multipart, OpenApi } from "@effect/platform"
 import { Option, Schema } from "effect"
-import { FeatureDisabled, Forbidden, httpError, NotFound, RateLimited } from "../http/ApiError.js"
+import { Forbidden, httpError, NotFound, RateLimited } from "../http/ApiError.js"
 import { MaxBodyBytes } from "../http/BodyLimit.js"
 import { DataEnvelope } from "../http/Envelope.js"
+import { EventsFeature } from "../http/FeatureGate.js"
 import { RateLimit } from "../http/RateLimit.js"
 import { Authentication } from "../identity/Authentication.js"
 import { TenantMiddleware } from "../tenancy/TenancyApi.js"
@@ -79,7 +80,7 @@ export class EventImageApi extends HttpApiGroup.make("eventImages")
           "too large image is a 422 on field `image`."
       )
   )
-  .addError(httpError(FeatureDisabled))
+  .middleware(EventsFeature)
   // Per endpoint and last, so that it wraps each endpoint's own middleware: the tenant is always resolved first.
   .middlewareEndpoints(TenantMiddleware)
 {}

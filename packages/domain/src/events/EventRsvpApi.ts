@@ -1,7 +1,8 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { FeatureDisabled, Forbidden, httpError, NotFound } from "../http/ApiError.js"
+import { Forbidden, httpError, NotFound } from "../http/ApiError.js"
 import { DataEnvelope } from "../http/Envelope.js"
+import { EventsFeature } from "../http/FeatureGate.js"
 import { PathId } from "../http/Ids.js"
 import { Authentication } from "../identity/Authentication.js"
 import { UserId } from "../identity/User.js"
@@ -147,8 +148,8 @@ export class EventRsvpApi extends HttpApiGroup.make("eventRsvp")
           "[0.5, 24] hours, to the attendee. Repeating it answers `already_checked_in: true` and pays nothing more"
       )
   )
-  .addError(httpError(FeatureDisabled))
-  // The middleware added last runs first: the tenant, then the caller.
+  // The middleware added last runs first: the tenant, then the caller, then the feature switch.
+  .middleware(EventsFeature)
   .middleware(Authentication)
   .middleware(TenantMiddleware)
 {}

@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { FeatureDisabled, Forbidden, httpError, NotFound, RateLimited } from "../http/ApiError.js"
+import { Forbidden, httpError, NotFound, RateLimited } from "../http/ApiError.js"
 import { CursorPage, DataEnvelope } from "../http/Envelope.js"
+import { EventsFeature } from "../http/FeatureGate.js"
 import { RateLimit } from "../http/RateLimit.js"
 import { Authentication, OptionalAuthentication } from "../identity/Authentication.js"
 import { TenantMiddleware } from "../tenancy/TenancyApi.js"
@@ -132,7 +133,7 @@ export class EventsApi extends HttpApiGroup.make("events")
           "recurring template also deletes its future occurrences and detaches the past ones"
       )
   )
-  .addError(httpError(FeatureDisabled))
+  .middleware(EventsFeature)
   // Per endpoint and last, so that it wraps each endpoint's own middleware: the tenant is always resolved first.
   .middlewareEndpoints(TenantMiddleware)
 {}

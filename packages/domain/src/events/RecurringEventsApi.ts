@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { FeatureDisabled, Forbidden, httpError, NotFound, RateLimited } from "../http/ApiError.js"
+import { Forbidden, httpError, NotFound, RateLimited } from "../http/ApiError.js"
 import { DataEnvelope } from "../http/Envelope.js"
+import { EventsFeature } from "../http/FeatureGate.js"
 import { Authentication } from "../identity/Authentication.js"
 import { TenantMiddleware } from "../tenancy/TenancyApi.js"
 import { Event, EventIdPath } from "./Event.js"
@@ -49,6 +50,6 @@ export class RecurringEventsApi extends HttpApiGroup.make("recurringEvents")
           "occurrence; it never moves times, so `start_time`/`end_time` are refused (422)"
       )
   )
-  .addError(httpError(FeatureDisabled))
+  .middleware(EventsFeature)
   .middlewareEndpoints(TenantMiddleware)
 {}

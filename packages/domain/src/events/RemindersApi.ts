@@ -1,7 +1,8 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { FeatureDisabled, Forbidden, httpError, NotFound } from "../http/ApiError.js"
+import { Forbidden, httpError, NotFound } from "../http/ApiError.js"
 import { DataEnvelope } from "../http/Envelope.js"
+import { EventsFeature } from "../http/FeatureGate.js"
 import { Authentication } from "../identity/Authentication.js"
 import { TenantMiddleware } from "../tenancy/TenancyApi.js"
 import { EventIdPath } from "./Event.js"
@@ -46,8 +47,8 @@ export class EventRemindersApi extends HttpApiGroup.make("eventReminders")
       .addError(httpError(NotFound))
       .annotate(OpenApi.Description, "The caller's reminders of the event, soonest first, whatever their status")
   )
-  .addError(httpError(FeatureDisabled))
-  // The middleware added last runs first: the tenant, then the caller.
+  // The middleware added last runs first: the tenant, then the caller, then the feature switch.
+  .middleware(EventsFeature)
   .middleware(Authentication)
   .middleware(TenantMiddleware)
 {}

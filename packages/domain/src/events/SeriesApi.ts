@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { FeatureDisabled, Forbidden, httpError, NotFound } from "../http/ApiError.js"
+import { Forbidden, httpError, NotFound } from "../http/ApiError.js"
 import { DataEnvelope } from "../http/Envelope.js"
+import { EventsFeature } from "../http/FeatureGate.js"
 import { Authentication } from "../identity/Authentication.js"
 import { TenantMiddleware } from "../tenancy/TenancyApi.js"
 import { Event, EventIdPath } from "./Event.js"
@@ -40,7 +41,7 @@ export class EventSeriesApi extends HttpApiGroup.make("eventSeries")
           "(else 403). A cancelled event is no longer edited (409 EVENT_CANCELLED)"
       )
   )
-  .addError(httpError(FeatureDisabled))
+  .middleware(EventsFeature)
   .middleware(Authentication)
   // Added last, so it runs first: the tenant is resolved before the caller.
   .middleware(TenantMiddleware)

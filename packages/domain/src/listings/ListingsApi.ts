@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { FeatureDisabled, Forbidden, httpError, NotFound, RateLimited } from "../http/ApiError.js"
+import { Forbidden, httpError, NotFound, RateLimited } from "../http/ApiError.js"
 import { CursorPage, DataEnvelope } from "../http/Envelope.js"
+import { ListingsFeature } from "../http/FeatureGate.js"
 import { RateLimit } from "../http/RateLimit.js"
 import { Authentication, OptionalAuthentication } from "../identity/Authentication.js"
 import { TenantMiddleware } from "../tenancy/TenancyApi.js"
@@ -71,7 +72,7 @@ export class ListingsApi extends HttpApiGroup.make("listings")
       .middleware(Authentication)
       .annotate(OpenApi.Description, "The owner or a community admin")
   )
-  .addError(httpError(FeatureDisabled))
+  .middleware(ListingsFeature)
   // Per endpoint and last, so that it wraps each endpoint's own middleware: the tenant is always resolved first.
   .middlewareEndpoints(TenantMiddleware)
 {}

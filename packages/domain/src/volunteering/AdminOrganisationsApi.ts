@@ -1,7 +1,8 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { AlreadyExists, FeatureDisabled, Forbidden, httpError, NotFound } from "../http/ApiError.js"
+import { AlreadyExists, Forbidden, httpError, NotFound } from "../http/ApiError.js"
 import { OffsetPageParams } from "../http/Cursor.js"
 import { CursorPage, DataEnvelope, OffsetPage } from "../http/Envelope.js"
+import { VolunteeringFeature } from "../http/FeatureGate.js"
 import { Authentication } from "../identity/Authentication.js"
 import { IdempotencyConflict, InsufficientBalance } from "../ledger/LedgerErrors.js"
 import { WalletTransaction } from "../ledger/Transaction.js"
@@ -104,7 +105,7 @@ export class AdminOrganisationsApi extends HttpApiGroup.make("adminOrganisations
       .annotate(OpenApi.Description, "The organisation wallet's transactions, newest first; direction is its own")
   )
   .addError(httpError(Forbidden))
-  .addError(httpError(FeatureDisabled))
+  .middleware(VolunteeringFeature)
   .middleware(Authentication)
   .middleware(TenantMiddleware)
 {}

@@ -1,8 +1,10 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { AlreadyExists, FeatureDisabled, Forbidden, httpError, NotFound } from "../http/ApiError.js"
+import { AlreadyExists, httpError, NotFound } from "../http/ApiError.js"
 import { CursorPage, DataEnvelope } from "../http/Envelope.js"
+import { VolunteeringFeature } from "../http/FeatureGate.js"
 import { Authentication } from "../identity/Authentication.js"
 import { TenantMiddleware } from "../tenancy/TenancyApi.js"
+import { memberAction } from "./MemberAction.js"
 import {
   ApplicationIdPath,
   CreateOpportunity,
@@ -43,9 +45,7 @@ export class OpportunitiesApi extends HttpApiGroup.make("opportunities")
       .setPath(OrganisationIdPath)
       .setPayload(CreateOpportunity)
       .addSuccess(DataEnvelope(Opportunity), { status: 201 })
-      .addError(httpError(NotFound))
-      .addError(httpError(Forbidden))
-      .middleware(Authentication)
+      .pipe(memberAction)
       .annotate(
         OpenApi.Description,
         "The organisation's creator, active owners and admins, or a site super-admin; the organisation must be " +
@@ -76,9 +76,7 @@ export class OpportunitiesApi extends HttpApiGroup.make("opportunities")
       .setPath(OpportunityIdPath)
       .setPayload(UpdateOpportunity)
       .addSuccess(DataEnvelope(Opportunity))
-      .addError(httpError(NotFound))
-      .addError(httpError(Forbidden))
-      .middleware(Authentication)
+      .pipe(memberAction)
       .annotate(
         OpenApi.Description,
         "The organisation's managers, not while it is suspended; `{\"status\": \"closed\"}` closes it"
@@ -90,17 +88,15 @@ export class OpportunitiesApi extends HttpApiGroup.make("opportunities")
       .setPath(OpportunityIdPath)
       .setPayload(ApplyToOpportunity)
       .addSuccess(DataEnvelope(VolunteerApplication), { status: 201 })
-      .addError(httpError(NotFound))
-      .addError(httpError(Forbidden))
       .addError(httpError(AlreadyExists))
-      .middleware(Authentication)
+      .pipe(memberAction)
       .annotate(
         OpenApi.Description,
         "Applies as `pending`; one application per member per opportunity (409 `ALREADY_EXISTS`); a closed " +
           "opportunity is 422 `VALIDATION_ERROR` (field `opportunity`)"
       )
   )
-  .addError(httpError(FeatureDisabled))
+  .middleware(VolunteeringFeature)
   // Per endpoint and last, so that it wraps each endpoint's own middleware: the tenant is always resolved first.
   .middlewareEndpoints(TenantMiddleware)
 {}
@@ -115,9 +111,7 @@ export class ApplicationsApi extends HttpApiGroup.make("applications")
       .setPath(ApplicationIdPath)
       .setPayload(ReviewRequest)
       .addSuccess(DataEnvelope(VolunteerApplication))
-      .addError(httpError(NotFound))
-      .addError(httpError(Forbidden))
-      .middleware(Authentication)
+      .pipe(memberAction)
       .annotate(
         OpenApi.Description,
         "The organisation's managers approve or decline (not their own application; not while the organisation " +
@@ -132,7 +126,7 @@ export class ApplicationsApi extends HttpApiGroup.make("applications")
       .middleware(Authentication)
       .annotate(OpenApi.Description, "The caller's applications, newest first")
   )
-  .addError(httpError(FeatureDisabled))
+  .middleware(VolunteeringFeature)
   .middlewareEndpoints(TenantMiddleware)
 {}
 
@@ -145,9 +139,7 @@ export class HoursApi extends HttpApiGroup.make("hours")
       .annotate(OpenApi.Summary, "Log volunteer hours")
       .setPayload(LogHours)
       .addSuccess(DataEnvelope(HourLog), { status: 201 })
-      .addError(httpError(NotFound))
-      .addError(httpError(Forbidden))
-      .middleware(Authentication)
+      .pipe(memberAction)
       .annotate(
         OpenApi.Description,
         "Logs hours as `pending`; needs an approved application to the (active) organisation"
@@ -159,10 +151,8 @@ export class HoursApi extends HttpApiGroup.make("hours")
       .setPath(HourLogIdPath)
       .setPayload(ReviewRequest)
       .addSuccess(DataEnvelope(HourLog))
-      .addError(httpError(NotFound))
-      .addError(httpError(Forbidden))
       .addError(httpError(AlreadyReviewed))
-      .middleware(Authentication)
+      .pipe(memberAction)
       .annotate(
         OpenApi.Description,
         "The organisation's managers, never for their own hours. Approval with auto-pay on pays the volunteer " +
@@ -179,6 +169,6 @@ export class HoursApi extends HttpApiGroup.make("hours")
       .middleware(Authentication)
       .annotate(OpenApi.Description, "The caller's hour logs, newest first")
   )
-  .addError(httpError(FeatureDisabled))
+  .middleware(VolunteeringFeature)
   .middlewareEndpoints(TenantMiddleware)
 {}

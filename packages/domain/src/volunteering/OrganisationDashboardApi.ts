@@ -1,8 +1,9 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { FeatureDisabled, Forbidden, httpError, NotFound } from "../http/ApiError.js"
+import { Forbidden, httpError, NotFound } from "../http/ApiError.js"
 import { CursorParam, PerPageParam } from "../http/Cursor.js"
 import { CursorPage, DataEnvelope } from "../http/Envelope.js"
+import { VolunteeringFeature } from "../http/FeatureGate.js"
 import { RecordId } from "../http/Ids.js"
 import { Authentication } from "../identity/Authentication.js"
 import { UserSummary } from "../identity/UserSummary.js"
@@ -167,8 +168,8 @@ export class OrganisationDashboardApi extends HttpApiGroup.make("organisationDas
   )
   .addError(httpError(NotFound))
   .addError(httpError(Forbidden))
-  .addError(httpError(FeatureDisabled))
   .annotate(OpenApi.Description, "Organisation dashboards: its creator, active owner/admin members, site super-admins")
+  .middleware(VolunteeringFeature)
   .middleware(Authentication)
   .middleware(TenantMiddleware)
 {}

@@ -1,10 +1,12 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { AlreadyExists, FeatureDisabled, Forbidden, httpError, NotFound, RateLimited } from "../http/ApiError.js"
+import { AlreadyExists, Forbidden, httpError, NotFound, RateLimited } from "../http/ApiError.js"
 import { CursorPage, DataEnvelope } from "../http/Envelope.js"
+import { VolunteeringFeature } from "../http/FeatureGate.js"
 import { RateLimit } from "../http/RateLimit.js"
 import { Authentication } from "../identity/Authentication.js"
 import { TenantMiddleware } from "../tenancy/TenancyApi.js"
+import { memberAction } from "./MemberAction.js"
 import {
   DirectoryOrganisation,
   DirectoryParams,
@@ -110,17 +112,15 @@ export class OrganisationsApi extends HttpApiGroup.make("organisations")
       .setPath(OrganisationIdPath)
       .setPayload(UpdateOrganisation)
       .addSuccess(DataEnvelope(MyOrganisation))
-      .addError(httpError(NotFound))
-      .addError(httpError(Forbidden))
       .addError(httpError(AlreadyExists))
-      .middleware(Authentication)
+      .pipe(memberAction)
       .annotate(
         OpenApi.Description,
         "Profile fields; the creator, active owners and admins, or a site super-admin (answered with role " +
           "`admin`); not while suspended"
       )
   )
-  .addError(httpError(FeatureDisabled))
+  .middleware(VolunteeringFeature)
   // Per endpoint and last, so that it wraps each endpoint's own middleware: the tenant is always resolved first.
   .middlewareEndpoints(TenantMiddleware)
 {}

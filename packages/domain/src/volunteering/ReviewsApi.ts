@@ -1,8 +1,9 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { AlreadyExists, FeatureDisabled, Forbidden, httpError, NotFound } from "../http/ApiError.js"
+import { AlreadyExists, httpError, NotFound } from "../http/ApiError.js"
 import { CursorPage, DataEnvelope } from "../http/Envelope.js"
-import { Authentication } from "../identity/Authentication.js"
+import { VolunteeringFeature } from "../http/FeatureGate.js"
 import { TenantMiddleware } from "../tenancy/TenancyApi.js"
+import { memberAction } from "./MemberAction.js"
 import { VolunteeringPageParams } from "./Opportunity.js"
 import { CreateReview, Review, ReviewTargetPath } from "./Review.js"
 
@@ -17,10 +18,8 @@ export class ReviewsApi extends HttpApiGroup.make("reviews")
       .annotate(OpenApi.Summary, "Write a review")
       .setPayload(CreateReview)
       .addSuccess(DataEnvelope(Review), { status: 201 })
-      .addError(httpError(NotFound))
-      .addError(httpError(Forbidden))
       .addError(httpError(AlreadyExists))
-      .middleware(Authentication)
+      .pipe(memberAction)
       .annotate(
         OpenApi.Description,
         "Reviews an active organisation or a member of this community, once per target (409 `ALREADY_EXISTS` " +
@@ -39,6 +38,6 @@ export class ReviewsApi extends HttpApiGroup.make("reviews")
         "Approved reviews of an organisation (`organization`) or a member (`user`), newest first; no token needed"
       )
   )
-  .addError(httpError(FeatureDisabled))
+  .middleware(VolunteeringFeature)
   .middlewareEndpoints(TenantMiddleware)
 {}

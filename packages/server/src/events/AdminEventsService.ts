@@ -1,10 +1,9 @@
 import { type AdminListEventsParams, type CancelEventPayload, type EventId, offsetMeta } from "@timebank/domain"
-import { Clock, Effect, Option } from "effect"
-import { requireTenantAdmin, TenantAdmin } from "../identity/Policy.js"
-import { EventLifecycle, eventNotFound } from "./EventLifecycle.js"
+import { Clock, Effect } from "effect"
+import { requireTenantAdmin, TenantAdmin } from "../platform/Policy.js"
+import { EventLifecycle, foundEvent } from "./EventLifecycle.js"
 import { EventRepo } from "./EventRepo.js"
 import { requireEventEditor } from "./EventsPolicy.js"
-import { gateEvents } from "./EventsService.js"
 import { EventViews } from "./EventViews.js"
 
 export const DEFAULT_ADMIN_EVENTS_PER_PAGE = 20
@@ -20,11 +19,7 @@ export class AdminEventsService extends Effect.Service<AdminEventsService>()("Ad
     const views = yield* EventViews
     const lifecycle = yield* EventLifecycle
 
-    const find = (id: number) =>
-      Effect.flatMap(
-        repo.findById(id),
-        Option.match({ onNone: () => Effect.fail(eventNotFound()), onSome: Effect.succeed })
-      )
+    const find = (id: number) => foundEvent(repo.findById(id))
 
     const list = Effect.fn("AdminEvents.list")(
       function*(params: AdminListEventsParams) {
@@ -42,8 +37,7 @@ export class AdminEventsService extends Effect.Service<AdminEventsService>()("Ad
         })
         return { data: yield* views.many(result.rows), meta: offsetMeta(page, perPage, result.total) }
       },
-      requireTenantAdmin,
-      gateEvents
+      requireTenantAdmin
     )
 
     const get = Effect.fn("AdminEvents.get")(
@@ -51,8 +45,7 @@ export class AdminEventsService extends Effect.Service<AdminEventsService>()("Ad
         yield* TenantAdmin
         return yield* views.one(yield* find(id))
       },
-      requireTenantAdmin,
-      gateEvents
+      requireTenantAdmin
     )
 
     const cancel = Effect.fn("AdminEvents.cancel")(
@@ -62,8 +55,7 @@ export class AdminEventsService extends Effect.Service<AdminEventsService>()("Ad
         const cancelled = yield* requireEventEditor(row)(lifecycle.cancel(row, payload?.reason ?? null))
         return yield* views.one(cancelled)
       },
-      requireTenantAdmin,
-      gateEvents
+      requireTenantAdmin
     )
 
     const remove = Effect.fn("AdminEvents.delete")(
@@ -72,8 +64,7 @@ export class AdminEventsService extends Effect.Service<AdminEventsService>()("Ad
         const row = yield* find(id)
         return yield* requireEventEditor(row)(lifecycle.remove(row))
       },
-      requireTenantAdmin,
-      gateEvents
+      requireTenantAdmin
     )
 
     return { list, get, cancel, remove } as const

@@ -1,21 +1,21 @@
 import {
   CurrentTenant,
+  DomainEvents,
   EVENT_IMAGE_MAX_BYTES,
   type EventId,
   type EventImage,
   type EventImageType,
-  NotFound,
   ValidationFailed
 } from "@timebank/domain"
 import { type Cause, Effect, Option } from "effect"
-import { requireFeature } from "../platform/FeatureGate.js"
 import { FileStore, keyOfUrl, uploadKey } from "../platform/FileStore.js"
 import { Outbox } from "../platform/Outbox.js"
 import { TenantSql } from "../platform/TenantSql.js"
-import { EventRepo, type EventRow } from "./EventRepo.js"
+import { EventCoverRepo } from "./EventCoverRepo.js"
+import { foundEvent } from "./EventLifecycle.js"
+import { EventRepo } from "./EventRepo.js"
+import { type EventRow, seriesRootOf } from "./EventRow.js"
 import { EventEditor, requireEventEditor } from "./EventsPolicy.js"
-
-const gate = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.zipRight(requireFeature("events"), effect)
 
 /** An image as the client sent it: its bytes and the type it claimed. */
 export interface ImageUpload {
@@ -59,47 +59,15 @@ export const checkImage = (image: ImageUpload): { readonly type: EventImageType 
   return { type }
 }
 
-/** The row a series shares its cover with: the template of a recurring series, else the event itself. */
-export const seriesRootOf = (event: Pick<EventRow, "id" | "is_recurring_template" | "parent_event_id">) =>
-  Number(event.is_recurring_template ? event.id : event.parent_event_id ?? event.id)
-
-/** Event cover images (decisions D8), stored through the FileStore; gated on the `events` feature. */
+/** Event cover images (decisions D8), stored through the FileStore; the contract gates the route on `events`. */
 export class EventImageService extends Effect.Service<EventImageService>()("EventImageService", {
-  dependencies: [EventRepo.Default, FileStore.Default, Outbox.Default, TenantSql.Default],
+  dependencies: [EventRepo.Default, EventCoverRepo.Default, FileStore.Default, Outbox.Default, TenantSql.Default],
   effect: Effect.gen(function*() {
     const db = yield* TenantSql
-    const { sql } = db
+    const covers = yield* EventCoverRepo
     const store = yield* FileStore
     const outbox = yield* Outbox
     const events = yield* EventRepo
-
-    /** Sets the cover of the series root and all its occurrences in one statement; returns the ids changed. */
-    const setCover = (rootId: number, url: string) =>
-      db.query((tenantId) =>
-        sql<{ id: string }>`UPDATE events SET cover_image = ${url}, updated_at = now()
-          WHERE tenant_id = ${tenantId} AND (id = ${rootId} OR parent_event_id = ${rootId})
-          RETURNING id`.pipe(Effect.map((rows) => rows.map((r) => Number(r.id)).sort((a, b) => a - b)))
-      )
-
-    /**
-     * The covers the series' rows show before the change, each once. The rows are locked, so two replacements of one
-     * series take turns and each sees the cover the other set.
-     */
-    const coversOf = (rootId: number) =>
-      db.query((tenantId) =>
-        sql<{ cover_image: string }>`SELECT cover_image FROM events
-          WHERE tenant_id = ${tenantId} AND (id = ${rootId} OR parent_event_id = ${rootId}) AND cover_image IS NOT NULL
-          FOR UPDATE`.pipe(Effect.map((rows) => [...new Set(rows.map((r) => r.cover_image))]))
-      )
-
-    /** Which of these covers an event of the community still shows (a detached occurrence keeps its old one). */
-    const coversInUse = (urls: ReadonlyArray<string>) =>
-      db.query((tenantId) =>
-        sql<{ cover_image: string }>`SELECT DISTINCT cover_image FROM events
-          WHERE tenant_id = ${tenantId} AND cover_image IN ${sql.in(urls)}`.pipe(
-          Effect.map((rows) => new Set(rows.map((r) => r.cover_image)))
-        )
-      )
 
     /** Logs a failed clean-up: a file left behind costs disk space, never the request. */
     const logCleanupFailure = (what: string, keys: ReadonlyArray<string>) => (cause: Cause.Cause<unknown>) =>
@@ -115,7 +83,7 @@ export class EventImageService extends Effect.Service<EventImageService>()("Even
       Effect.gen(function*() {
         const replaced = previous.filter((url) => url !== current)
         if (replaced.length === 0) return
-        const inUse = yield* coversInUse(replaced)
+        const inUse = yield* covers.inUse(replaced)
         const keys = replaced.filter((url) => !inUse.has(url)).flatMap((url) => Option.toArray(keyOfUrl(url)))
         for (const key of keys) {
           yield* store.remove(key).pipe(Effect.catchAllCause(logCleanupFailure("replaced cover", [key])))
@@ -137,19 +105,21 @@ export class EventImageService extends Effect.Service<EventImageService>()("Even
         const key = uploadKey(["events", tenant.id, event.id], checked.type)
         const url = yield* store.put(key, image.bytes, checked.type)
         const { eventIds, previous } = yield* db.transaction(Effect.gen(function*() {
-          const previous = yield* coversOf(seriesRootOf(event))
-          const eventIds = yield* setCover(seriesRootOf(event), url)
-          yield* outbox.append("CommunityEventUpdated", {
-            event_id: Number(event.id),
-            user_id: Number(event.user_id),
-            title: event.title,
-            // `changed` names what attendees are told about (title, times, place); a new cover is not one of them.
-            changed: [],
-            fields: ["cover_image"],
-            cover_image: url,
-            event_ids: eventIds,
-            updated_by: editor.userId
-          })
+          const previous = yield* covers.ofSeries(seriesRootOf(event))
+          const eventIds = yield* covers.set(seriesRootOf(event), url)
+          yield* outbox.append(
+            new DomainEvents.CommunityEventUpdated({
+              event_id: event.id,
+              user_id: event.user_id,
+              title: event.title,
+              // `changed` names what attendees are told about (title, times, place); a new cover is not one of them.
+              changed: [],
+              fields: ["cover_image"],
+              cover_image: url,
+              event_ids: eventIds,
+              updated_by: editor.userId
+            })
+          )
           return { eventIds, previous }
         })).pipe(
           // Nothing refers to the new file when the change did not commit.
@@ -157,7 +127,7 @@ export class EventImageService extends Effect.Service<EventImageService>()("Even
         )
         yield* deleteReplaced(previous, url)
         yield* Effect.annotateCurrentSpan({ event_ids: eventIds.join(","), bytes: image.bytes.length })
-        return { id: Number(event.id) as EventId, cover_image: url } satisfies EventImage
+        return { id: event.id as EventId, cover_image: url } satisfies EventImage
       })
 
     /**
@@ -166,13 +136,9 @@ export class EventImageService extends Effect.Service<EventImageService>()("Even
      */
     const upload = Effect.fn("Events.uploadImage")(
       function*(id: EventId, readImage: Effect.Effect<ImageUpload, ValidationFailed>) {
-        const event = yield* Effect.flatMap(
-          events.findById(id),
-          Option.match({ onNone: () => Effect.fail(NotFound.of("Event")), onSome: Effect.succeed })
-        )
+        const event = yield* foundEvent(events.findById(id))
         return yield* requireEventEditor(event)(replaceCover(event, readImage))
-      },
-      gate
+      }
     )
 
     return { upload } as const

@@ -1,9 +1,9 @@
 import { type CreateEvent, type CurrentTenant, Forbidden, type ValidationIssue } from "@timebank/domain"
 import { Effect, Option } from "effect"
-import { CategoryRepo } from "../listings/CategoryRepo.js"
+import { CategoryDirectory } from "../listings/CategoryDirectory.js"
 import { slugify } from "../platform/Slug.js"
-import type { EventInsert } from "./EventRepo.js"
-import { PollsService } from "./PollsService.js"
+import { PollsService } from "../polls/PollsService.js"
+import type { EventInsert } from "./EventRow.js"
 
 /** A resolved category reference: the id to store (undefined: none sent), or what is wrong with it. */
 export interface CategoryChoice {
@@ -43,9 +43,9 @@ export const eventInsertOf = (
  * plain event routes and the recurring ones, so that both accept exactly the same events.
  */
 export class EventInputs extends Effect.Service<EventInputs>()("EventInputs", {
-  dependencies: [CategoryRepo.Default, PollsService.Default],
+  dependencies: [CategoryDirectory.Default, PollsService.Default],
   effect: Effect.gen(function*() {
-    const categories = yield* CategoryRepo
+    const categories = yield* CategoryDirectory
     const polls = yield* PollsService
 
     /** The category an event names: an `event` category of this community, by id or by slug (not both). */
@@ -59,17 +59,17 @@ export class EventInputs extends Effect.Service<EventInputs>()("EventInputs", {
         }
         if (categoryName !== undefined) {
           const slug = slugify(categoryName, "")
-          const row = slug === "" ? Option.none() : yield* categories.findBySlug("event", slug)
-          return Option.match(row, {
+          const named = slug === "" ? Option.none() : yield* categories.findBySlug("event", slug)
+          return Option.match(named, {
             onNone: () => ({
               issues: [{ field: "category_name", message: "is not an event category of this community" }]
             }),
-            onSome: (category) => ({ id: Number(category.id), issues: [] })
+            onSome: (category) => ({ id: category.id, issues: [] })
           })
         }
         if (categoryId === undefined || categoryId === null) return { id: categoryId, issues: [] }
-        const row = yield* categories.findById(categoryId)
-        return Option.isSome(row) && row.value.type === "event"
+        const category = yield* categories.findById(categoryId)
+        return Option.isSome(category) && category.value.type === "event"
           ? { id: categoryId, issues: [] }
           : { issues: [{ field: "category_id", message: "is not an event category of this community" }] }
       })

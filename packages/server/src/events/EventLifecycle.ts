@@ -1,5 +1,6 @@
 import {
   CurrentTenant,
+  DomainEvents,
   EventAlreadyCancelled,
   type EventDeleted,
   EventEntity,
@@ -10,11 +11,18 @@ import {
 import { Clock, Effect, Option } from "effect"
 import { Outbox } from "../platform/Outbox.js"
 import { TenantSql } from "../platform/TenantSql.js"
-import { EventRepo, type EventRow } from "./EventRepo.js"
+import { EventRepo } from "./EventRepo.js"
+import type { EventRow } from "./EventRow.js"
 import { eventSnapshot } from "./EventSnapshot.js"
 import { EventEditor } from "./EventsPolicy.js"
+import { OccurrenceRepo } from "./recurrence/OccurrenceRepo.js"
+import { AttendeesRepo } from "./rsvp/AttendeesRepo.js"
 
 export const eventNotFound = () => NotFound.of("Event")
+
+/** The event a lookup found, or 404: other communities' events do not exist for the caller. */
+export const foundEvent = <A, E, R>(lookup: Effect.Effect<Option.Option<A>, E, R>) =>
+  Effect.flatMap(lookup, Option.match({ onNone: () => Effect.fail(eventNotFound()), onSome: Effect.succeed }))
 
 const alreadyCancelled = () => new EventAlreadyCancelled({ message: "This event is already cancelled" })
 
@@ -31,10 +39,12 @@ const isLive = (row: Pick<EventRow, "status" | "start_time" | "end_time">, now: 
  * and the admin routes, so that both paths do exactly the same.
  */
 export class EventLifecycle extends Effect.Service<EventLifecycle>()("EventLifecycle", {
-  dependencies: [EventRepo.Default, Outbox.Default, TenantSql.Default],
+  dependencies: [EventRepo.Default, OccurrenceRepo.Default, AttendeesRepo.Default, Outbox.Default, TenantSql.Default],
   effect: Effect.gen(function*() {
     const db = yield* TenantSql
     const repo = yield* EventRepo
+    const occurrences = yield* OccurrenceRepo
+    const attendees = yield* AttendeesRepo
     const outbox = yield* Outbox
     const makeClient = yield* EventEntity.client
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
@@ -63,26 +73,28 @@ export class EventLifecycle extends Effect.Service<EventLifecycle>()("EventLifec
       Effect.gen(function*() {
         const editor = yield* EventEditor
         if (row.status === "cancelled") return yield* alreadyCancelled()
-        const id = Number(row.id)
+        const id = row.id
         const at = yield* now
         const cancelled = yield* db.transaction(Effect.gen(function*() {
-          const updated = yield* Option.match(yield* repo.cancel(id, reason), {
-            onNone: () => Effect.fail(alreadyCancelled()),
-            onSome: Effect.succeed
-          })
+          const updated = yield* Effect.flatMap(
+            repo.cancel(id, reason),
+            Option.match({ onNone: () => Effect.fail(alreadyCancelled()), onSome: Effect.succeed })
+          )
           const occurrenceIds = updated.is_recurring_template
-            ? yield* repo.cancelFutureOccurrences(id, reason, at)
+            ? yield* occurrences.cancelFuture(id, reason, at)
             : []
-          const recipients = yield* repo.recipients([id, ...occurrenceIds], Number(updated.user_id))
-          yield* outbox.append("EventCancelled", {
-            event_id: id,
-            user_id: Number(updated.user_id),
-            event: eventSnapshot(updated),
-            reason,
-            cancelled_by: editor.userId,
-            cancelled_occurrence_ids: occurrenceIds,
-            recipients
-          })
+          const recipients = yield* attendees.recipients([id, ...occurrenceIds], updated.user_id)
+          yield* outbox.append(
+            new DomainEvents.EventCancelled({
+              event_id: id,
+              user_id: updated.user_id,
+              event: eventSnapshot(updated),
+              reason,
+              cancelled_by: editor.userId,
+              cancelled_occurrence_ids: occurrenceIds,
+              recipients
+            })
+          )
           return updated
         }))
         yield* refresh(id)
@@ -98,30 +110,29 @@ export class EventLifecycle extends Effect.Service<EventLifecycle>()("EventLifec
     const remove = (row: EventRow) =>
       Effect.gen(function*() {
         const editor = yield* EventEditor
-        const id = Number(row.id)
+        const id = row.id
         const at = yield* now
         yield* db.transaction(Effect.gen(function*() {
-          const future = row.is_recurring_template ? yield* repo.futureOccurrences(id, at) : []
-          const detached = row.is_recurring_template ? yield* repo.detachPastOccurrences(id, at) : []
+          const future = row.is_recurring_template ? yield* occurrences.future(id, at) : []
+          const detached = row.is_recurring_template ? yield* occurrences.detachPast(id, at) : []
           const notified = [
             ...(isLive(row, at) ? [id] : []),
-            ...future.filter((o) => o.status === "active").map((o) => Number(o.id))
+            ...future.filter((o) => o.status === "active").map((o) => o.id)
           ]
-          const recipients = yield* repo.recipients(notified, Number(row.user_id))
-          const occurrenceIds = yield* repo.deleteMany(future.map((o) => Number(o.id)))
-          const deleted = yield* Option.match(yield* repo.delete(id), {
-            onNone: () => Effect.fail(eventNotFound()),
-            onSome: Effect.succeed
-          })
-          yield* outbox.append("EventDeleted", {
-            event_id: id,
-            user_id: Number(deleted.user_id),
-            event: eventSnapshot(deleted),
-            deleted_by: editor.userId,
-            deleted_occurrence_ids: occurrenceIds,
-            detached_occurrence_ids: detached,
-            recipients
-          })
+          const recipients = yield* attendees.recipients(notified, row.user_id)
+          const occurrenceIds = yield* occurrences.deleteMany(future.map((o) => o.id))
+          const deleted = yield* foundEvent(repo.delete(id))
+          yield* outbox.append(
+            new DomainEvents.EventDeleted({
+              event_id: id,
+              user_id: deleted.user_id,
+              event: eventSnapshot(deleted),
+              deleted_by: editor.userId,
+              deleted_occurrence_ids: occurrenceIds,
+              detached_occurrence_ids: detached,
+              recipients
+            })
+          )
         }))
         yield* refresh(id)
         return { id: id as EventId, deleted: true as const } satisfies EventDeleted

@@ -1,11 +1,13 @@
-import type { SqlError } from "@effect/sql/SqlError"
 import { AdminUserView, type Language, type Role, type UserConsent, type UserStatus } from "@timebank/domain"
-import { DateTime, Effect, Option } from "effect"
+import { DateTime, Effect, Option, Schema } from "effect"
+import { definedOnly, isUniqueViolation, likePattern } from "../platform/SqlErrors.js"
+import { DbDate, DbInt, decodeFirst, decodeRows, decodeSingle } from "../platform/SqlRows.js"
 import { TenantSql } from "../platform/TenantSql.js"
-import { toAuthUser, type UserRow } from "./UserRecord.js"
+import { toAuthUser, UserRow } from "./UserRecord.js"
 
 /** A `users` row with the columns only admins see. */
-export type AdminUserRow = UserRow & { readonly last_login_at: Date | null }
+export const AdminUserRow = Schema.Struct({ ...UserRow.fields, last_login_at: Schema.NullOr(DbDate) })
+export type AdminUserRow = typeof AdminUserRow.Type
 
 export const toAdminUser = (row: AdminUserRow): AdminUserView =>
   AdminUserView.make({
@@ -38,12 +40,12 @@ export interface AdminUserPatch {
   readonly federation_opt_in?: boolean
 }
 
-interface ConsentRow {
-  readonly id: string
-  readonly consent_type: string
-  readonly granted: boolean
-  readonly created_at: Date
-}
+const ConsentRow = Schema.Struct({
+  id: DbInt,
+  consent_type: Schema.String,
+  granted: Schema.Boolean,
+  created_at: DbDate
+})
 
 /** What an update found: the changed row, no such user, or an e-mail another user of the tenant has. */
 export type UpdateOutcome =
@@ -51,17 +53,12 @@ export type UpdateOutcome =
   | { readonly _tag: "NotFound" }
   | { readonly _tag: "EmailTaken" }
 
-const UNIQUE_VIOLATION = "23505"
-
-const isUniqueViolation = (error: SqlError) =>
-  typeof error.cause === "object" && error.cause !== null && "code" in error.cause &&
-  error.cause.code === UNIQUE_VIOLATION
-
-/** `%`, `_` and `\` match themselves in a search. */
-const likePattern = (search: string) => `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
-
-const definedOnly = <A extends object>(patch: A): Record<string, unknown> =>
-  Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined))
+const firstUser = decodeFirst(AdminUserRow)
+const allUsers = decodeRows(AdminUserRow)
+const count = decodeSingle(Schema.Struct({ n: DbInt }))
+const emails = decodeRows(Schema.Struct({ email: Schema.String }))
+const wasEnabled = decodeFirst(Schema.Struct({ was_enabled: Schema.Boolean }))
+const consents = decodeRows(ConsentRow)
 
 /**
  * The users of the current tenant as admins manage them. Erased users (`deleted_at` set) are gone for every
@@ -72,13 +69,12 @@ export class AdminUserRepo extends Effect.Service<AdminUserRepo>()("AdminUserRep
   effect: Effect.gen(function*() {
     const db = yield* TenantSql
     const { sql } = db
-    const first = (rows: ReadonlyArray<AdminUserRow>) => Option.fromNullable(rows[0])
 
     const updateStatement = (tenantId: number, id: number, set: Record<string, unknown>) =>
-      sql<AdminUserRow>`
+      sql`
         UPDATE users SET ${sql.update({ ...set, updated_at: new Date() })}
         WHERE tenant_id = ${tenantId} AND id = ${id} AND deleted_at IS NULL
-        RETURNING *`.pipe(Effect.map(first))
+        RETURNING *`.pipe(firstUser)
 
     /** Updates a live user of the tenant and returns the new row. */
     const updateLive = (id: number, set: Record<string, unknown>) =>
@@ -97,27 +93,26 @@ export class AdminUserRepo extends Effect.Service<AdminUserRepo>()("AdminUserRep
           }
           const where = sql.and(conditions)
           return Effect.all({
-            rows: sql<AdminUserRow>`SELECT * FROM users WHERE ${where}
-              ORDER BY id DESC LIMIT ${q.perPage} OFFSET ${(q.page - 1) * q.perPage}`,
-            total: sql<{ n: number }>`SELECT count(*)::int AS n FROM users WHERE ${where}`.pipe(
-              Effect.map((rows) => rows[0]?.n ?? 0)
-            )
+            rows: sql`SELECT * FROM users WHERE ${where}
+              ORDER BY id DESC LIMIT ${q.perPage} OFFSET ${(q.page - 1) * q.perPage}`.pipe(allUsers),
+            total: sql`SELECT count(*)::int AS n FROM users WHERE ${where}`.pipe(count, Effect.map((row) => row.n))
           }, { concurrency: 2 })
         }),
 
       findById: (id: number) =>
         db.query((tenantId) =>
-          sql<AdminUserRow>`SELECT * FROM users WHERE tenant_id = ${tenantId} AND id = ${id} AND deleted_at IS NULL`
-            .pipe(Effect.map(first))
+          sql`SELECT * FROM users WHERE tenant_id = ${tenantId} AND id = ${id} AND deleted_at IS NULL`
+            .pipe(firstUser)
         ),
 
       /** Lower-cased e-mails among `emails` that users of the tenant (erased ones included) already have. */
-      existingEmails: (emails: ReadonlyArray<string>) =>
-        emails.length === 0
+      existingEmails: (wanted: ReadonlyArray<string>) =>
+        wanted.length === 0
           ? Effect.succeed(new Set<string>())
           : db.query((tenantId) =>
-            sql<{ email: string }>`SELECT lower(email) AS email FROM users
-              WHERE tenant_id = ${tenantId} AND lower(email) IN ${sql.in(emails.map((e) => e.toLowerCase()))}`.pipe(
+            sql`SELECT lower(email) AS email FROM users
+              WHERE tenant_id = ${tenantId} AND lower(email) IN ${sql.in(wanted.map((e) => e.toLowerCase()))}`.pipe(
+              emails,
               Effect.map((rows) => new Set(rows.map((r) => r.email)))
             )
           ),
@@ -147,12 +142,12 @@ export class AdminUserRepo extends Effect.Service<AdminUserRepo>()("AdminUserRep
       /** Clears the second factor; says whether there was one. */
       clearTwoFactor: (id: number) =>
         db.query((tenantId) =>
-          sql<{ was_enabled: boolean }>`
+          sql`
             UPDATE users u SET two_factor_secret = NULL, updated_at = now()
             FROM (SELECT id, two_factor_secret IS NOT NULL AS was_enabled FROM users
                   WHERE tenant_id = ${tenantId} AND id = ${id} AND deleted_at IS NULL FOR UPDATE) prev
             WHERE u.id = prev.id
-            RETURNING prev.was_enabled`.pipe(Effect.map((rows) => Option.fromNullable(rows[0]?.was_enabled)))
+            RETURNING prev.was_enabled`.pipe(wasEnabled, Effect.map(Option.map((row) => row.was_enabled)))
         ),
 
       /**
@@ -161,7 +156,7 @@ export class AdminUserRepo extends Effect.Service<AdminUserRepo>()("AdminUserRep
        */
       erase: (id: number) =>
         db.query((tenantId) =>
-          sql<AdminUserRow>`
+          sql`
             UPDATE users SET
               email = 'deleted-' || id || '@deleted.invalid',
               first_name = 'Deleted', last_name = 'User',
@@ -171,17 +166,18 @@ export class AdminUserRepo extends Effect.Service<AdminUserRepo>()("AdminUserRep
               status = 'suspended', is_approved = false,
               deleted_at = now(), updated_at = now()
             WHERE tenant_id = ${tenantId} AND id = ${id} AND deleted_at IS NULL
-            RETURNING *`.pipe(Effect.map(first))
+            RETURNING *`.pipe(firstUser)
         ),
 
       consents: (userId: number) =>
         db.query((tenantId) =>
-          sql<ConsentRow>`SELECT id, consent_type, granted, created_at FROM user_consents
+          sql`SELECT id, consent_type, granted, created_at FROM user_consents
             WHERE tenant_id = ${tenantId} AND user_id = ${userId}
             ORDER BY created_at DESC, id DESC`.pipe(
+            consents,
             Effect.map((rows) =>
               rows.map((r): UserConsent => ({
-                id: Number(r.id),
+                id: r.id,
                 consent_type: r.consent_type,
                 granted: r.granted,
                 created_at: DateTime.unsafeFromDate(r.created_at)

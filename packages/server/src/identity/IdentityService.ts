@@ -10,6 +10,7 @@ import {
   AuthTokenExpired,
   CsrfTokenMismatch,
   CurrentTenant,
+  DomainEvents,
   type Language,
   type TokenResponse
 } from "@timebank/domain"
@@ -107,13 +108,15 @@ export class IdentityService extends Effect.Service<IdentityService>()("Identity
         if (Option.isNone(row)) {
           return yield* new AlreadyExists({ message: "An account with this e-mail exists", field: "email" })
         }
-        yield* outbox.append("UserRegistered", {
-          user_id: Number(row.value.id),
-          email: row.value.email,
-          first_name: row.value.first_name,
-          last_name: row.value.last_name,
-          requires_approval: requiresApproval
-        })
+        yield* outbox.append(
+          new DomainEvents.UserRegistered({
+            user_id: row.value.id,
+            email: row.value.email,
+            first_name: row.value.first_name,
+            last_name: row.value.last_name,
+            requires_approval: requiresApproval
+          })
+        )
         return row.value
       })).pipe(dieOnSqlError)
       return { user: toAuthUser(created), requires_approval: requiresApproval }
@@ -163,14 +166,14 @@ export class IdentityService extends Effect.Service<IdentityService>()("Identity
       const cookie = input.remember === "cookie" ? Option.some(newToken()) : Option.none<string>()
       const tokens = yield* sql.withTransaction(Effect.gen(function*() {
         const sessionId = yield* sessions.create({
-          tenantId: Number(user.tenant_id),
-          userId: Number(user.id),
+          tenantId: user.tenant_id,
+          userId: user.id,
           kind: "login",
           impersonatorId: null,
           cookieTokenHash: Option.getOrNull(Option.map(cookie, hashToken)),
           lifetimeSeconds: REFRESH_TOKEN_SECONDS
         })
-        yield* users.markSignedIn(Number(user.id))
+        yield* users.markSignedIn(user.id)
         return yield* tokensFor(user, sessionId)
       })).pipe(dieOnSqlError)
       return { tokens, sessionCookie: cookie } satisfies SignedIn
@@ -182,14 +185,14 @@ export class IdentityService extends Effect.Service<IdentityService>()("Identity
       const expired = new AuthTokenExpired({ message: "The refresh token is no longer valid; log in again" })
       const found = yield* sessions.findRefresh(hash)
       if (Option.isNone(found) || found.value.expired || found.value.session_revoked) return yield* expired
-      const sessionId = Number(found.value.session_id)
+      const sessionId = found.value.session_id
       const reused = (consumedAt: Date) =>
         Date.now() - consumedAt.getTime() <= REFRESH_GRACE_MILLIS
           ? Effect.fail(new AuthRefreshSuperseded({ message: "This refresh token was just used; use the newer one" }))
           : Effect.zipRight(sessions.revoke(sessionId), Effect.fail(expired))
       if (found.value.consumed_at !== null) return yield* reused(found.value.consumed_at)
       const user = yield* sessions.userBySession(sessionId)
-      if (Option.isNone(user) || Number(user.value.tenant_id) !== tenant.id || !canSignIn(user.value)) {
+      if (Option.isNone(user) || user.value.tenant_id !== tenant.id || !canSignIn(user.value)) {
         return yield* expired
       }
       return yield* sql.withTransaction(Effect.gen(function*() {
@@ -210,12 +213,12 @@ export class IdentityService extends Effect.Service<IdentityService>()("Identity
     const admit = (row: SessionUserRow) =>
       Effect.flatMap(CurrentTenant, (tenant) => {
         const platformAdmin = (row.is_super_admin || row.is_god) && row.home_tenant_slug === "platform"
-        if (!canSignIn(row) || (Number(row.tenant_id) !== tenant.id && !platformAdmin)) {
+        if (!canSignIn(row) || (row.tenant_id !== tenant.id && !platformAdmin)) {
           return Effect.fail(unauthenticated)
         }
         return Effect.succeed(toActor(row, tenant.id, {
-          id: row.session_id === null ? null : Number(row.session_id),
-          impersonatorId: row.impersonator_id === null ? null : Number(row.impersonator_id),
+          id: row.session_id,
+          impersonatorId: row.impersonator_id,
           homeTenantSlug: row.home_tenant_slug
         }))
       })
@@ -237,7 +240,7 @@ export class IdentityService extends Effect.Service<IdentityService>()("Identity
               const tenantId = Number(payload["tenant_id"])
               if (!Number.isSafeInteger(userId) || userId <= 0) return Effect.fail(unauthenticated)
               return orUnauthenticated(sessions.userById(userId)).pipe(
-                Effect.filterOrFail((row) => Number(row.tenant_id) === tenantId, () => unauthenticated)
+                Effect.filterOrFail((row) => row.tenant_id === tenantId, () => unauthenticated)
               )
             })
           )

@@ -1,5 +1,6 @@
 import type { Tenant } from "@timebank/domain"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
+import { DbInt, decodeSingle } from "../platform/SqlRows.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import type { UserRow } from "./UserRecord.js"
 
@@ -27,6 +28,8 @@ export const recipientData = (
   tenant_name: tenant.name
 })
 
+const insertedId = decodeSingle(Schema.Struct({ id: DbInt }))
+
 /**
  * E-mails of the current tenant waiting in `mail_outbox` for the notifications feature to render and deliver.
  * Queue them inside the transaction of the change that causes them, like outbox events.
@@ -40,10 +43,10 @@ export class MailOutbox extends Effect.Service<MailOutbox>()("MailOutbox", {
     return {
       queue: (mail: MailToQueue) =>
         db.query((tenantId) =>
-          sql<{ id: string }>`
+          sql`
             INSERT INTO mail_outbox (tenant_id, user_id, to_email, template, data)
             VALUES (${tenantId}, ${mail.userId}, ${mail.to}, ${mail.template}, ${JSON.stringify(mail.data)}::jsonb)
-            RETURNING id`.pipe(Effect.map((rows) => Number(rows[0]!.id)))
+            RETURNING id`.pipe(insertedId, Effect.map((row) => row.id))
         ).pipe(Effect.withSpan("MailOutbox.queue", { attributes: { template: mail.template } })),
 
       /** For an erased user: unsent mail is dropped, and sent mail keeps no address or content. */

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Option } from "effect"
+import { Effect, Schema } from "effect"
+import { DbDate, DbInt, decodeFirst, decodeSingle } from "../platform/SqlRows.js"
 import { dieOnSqlError, TenantSql } from "../platform/TenantSql.js"
 
 /** How long a password reset link sent by an admin (or a welcome mail's set-password link) works. */
@@ -9,11 +10,15 @@ export const PASSWORD_RESET_SECONDS = 86_400
 export const MEMBER_PASSWORD_RESET_SECONDS = 3_600
 
 /** A reset token as the confirmation finds it: whose it is and whether it may still be used. */
-export interface ResetTokenState {
-  readonly userId: number
-  readonly used: boolean
-  readonly expired: boolean
-}
+const ResetTokenState = Schema.Struct({
+  userId: Schema.propertySignature(DbInt).pipe(Schema.fromKey("user_id")),
+  used: Schema.Boolean,
+  expired: Schema.Boolean
+})
+export type ResetTokenState = typeof ResetTokenState.Type
+
+const firstToken = decodeFirst(ResetTokenState)
+const expiry = decodeSingle(Schema.Struct({ expires_at: DbDate }))
 
 /**
  * One-time password reset tokens, stored only as their SHA-256. A user has at most one usable token: issuing a
@@ -36,27 +41,19 @@ export class PasswordResetRepo extends Effect.Service<PasswordResetRepo>()("Pass
       issue: (userId: number, tokenHash: string, seconds: number = PASSWORD_RESET_SECONDS) =>
         Effect.zipRight(
           revokeAllOf(userId),
-          sql<{ expires_at: Date }>`
+          sql`
             INSERT INTO password_reset_tokens (token_hash, user_id, expires_at)
             VALUES (${tokenHash}, ${userId}, now() + make_interval(secs => ${seconds}))
-            RETURNING expires_at`.pipe(Effect.map((rows) => rows[0]!.expires_at), dieOnSqlError)
+            RETURNING expires_at`.pipe(expiry, Effect.map((row) => row.expires_at), dieOnSqlError)
         ),
 
       /** The token with this hash, if it belongs to a user of the current tenant who is not erased. */
       find: (tokenHash: string) =>
         db.query((tenantId) =>
-          sql<{ user_id: string; used: boolean; expired: boolean }>`
+          sql`
             SELECT t.user_id, t.used_at IS NOT NULL AS used, t.expires_at <= now() AS expired
             FROM password_reset_tokens t JOIN users u ON u.id = t.user_id
-            WHERE t.token_hash = ${tokenHash} AND u.tenant_id = ${tenantId} AND u.deleted_at IS NULL`.pipe(
-            Effect.map((rows) =>
-              Option.map(Option.fromNullable(rows[0]), (row): ResetTokenState => ({
-                userId: Number(row.user_id),
-                used: row.used,
-                expired: row.expired
-              }))
-            )
-          )
+            WHERE t.token_hash = ${tokenHash} AND u.tenant_id = ${tenantId} AND u.deleted_at IS NULL`.pipe(firstToken)
         ),
 
       /**
@@ -64,7 +61,7 @@ export class PasswordResetRepo extends Effect.Service<PasswordResetRepo>()("Pass
        * between). The UPDATE decides, so two confirmations with one token change the password once.
        */
       consume: (tokenHash: string) =>
-        sql<{ user_id: string }>`
+        sql`
           UPDATE password_reset_tokens SET used_at = now()
           WHERE token_hash = ${tokenHash} AND used_at IS NULL AND expires_at > now()
           RETURNING user_id`.pipe(Effect.map((rows) => rows.length === 1), dieOnSqlError),

@@ -1,5 +1,6 @@
 import {
   CurrentTenant,
+  DomainEvents,
   PasswordResetTokenExpired,
   PasswordResetTokenInvalid,
   PasswordResetTokenUsed,
@@ -79,9 +80,9 @@ export class PasswordResetService extends Effect.Service<PasswordResetService>()
       const user = found.value
       const token = newToken()
       yield* db.transaction(Effect.gen(function*() {
-        const expiresAt = yield* resets.issue(Number(user.id), hashToken(token), MEMBER_PASSWORD_RESET_SECONDS)
+        const expiresAt = yield* resets.issue(user.id, hashToken(token), MEMBER_PASSWORD_RESET_SECONDS)
         yield* mail.queue({
-          userId: Number(user.id),
+          userId: user.id,
           to: user.email,
           template: "password_reset",
           data: {
@@ -145,7 +146,7 @@ export class PasswordResetService extends Effect.Service<PasswordResetService>()
         if (Option.isNone(user)) return yield* invalid()
         yield* sessions.revokeAllOf(userId)
         yield* resets.revokeAllOf(userId)
-        yield* outbox.append("UserPasswordReset", { user_id: userId })
+        yield* outbox.append(new DomainEvents.UserPasswordReset({ user_id: userId }))
         return user.value.email
       }))
       yield* throttle.clear(email)

@@ -1,21 +1,29 @@
 import { SqlClient, type Statement } from "@effect/sql"
-import { Effect, Option } from "effect"
+import { Effect, Schema } from "effect"
+import { DbDate, DbInt, decodeFirst, decodeSingle } from "../platform/SqlRows.js"
 import { dieOnSqlError } from "../platform/TenantSql.js"
-import type { UserRow } from "./UserRecord.js"
+import { UserRow } from "./UserRecord.js"
 
 /** A user row with the session it was reached through. */
-export type SessionUserRow = UserRow & {
-  readonly session_id: string | null
-  readonly impersonator_id: string | null
-  readonly home_tenant_slug: string
-}
+export const SessionUserRow = Schema.Struct({
+  ...UserRow.fields,
+  session_id: Schema.NullOr(DbInt),
+  impersonator_id: Schema.NullOr(DbInt),
+  home_tenant_slug: Schema.String
+})
+export type SessionUserRow = typeof SessionUserRow.Type
 
-export interface RefreshRow {
-  readonly session_id: string
-  readonly consumed_at: Date | null
-  readonly expired: boolean
-  readonly session_revoked: boolean
-}
+export const RefreshRow = Schema.Struct({
+  session_id: DbInt,
+  consumed_at: Schema.NullOr(DbDate),
+  expired: Schema.Boolean,
+  session_revoked: Schema.Boolean
+})
+export type RefreshRow = typeof RefreshRow.Type
+
+const firstSessionUser = decodeFirst(SessionUserRow)
+const firstRefresh = decodeFirst(RefreshRow)
+const insertedId = decodeSingle(Schema.Struct({ id: DbInt }))
 
 export interface NewSession {
   readonly tenantId: number
@@ -33,24 +41,23 @@ export interface NewSession {
 export class SessionRepo extends Effect.Service<SessionRepo>()("SessionRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const first = <A>(rows: ReadonlyArray<A>) => Option.fromNullable(rows[0])
 
     const activeUserBy = (condition: Statement.Fragment) =>
-      sql<SessionUserRow>`
+      sql`
         SELECT u.*, s.id AS session_id, s.impersonator_id, t.slug AS home_tenant_slug
         FROM auth_sessions s JOIN users u ON u.id = s.user_id JOIN tenants t ON t.id = u.tenant_id
         WHERE ${condition} AND s.revoked_at IS NULL AND s.expires_at > now() AND u.deleted_at IS NULL`.pipe(
-        Effect.map(first),
+        firstSessionUser,
         dieOnSqlError
       )
 
     return {
       create: (s: NewSession) =>
-        sql<{ id: string }>`
+        sql`
           INSERT INTO auth_sessions (tenant_id, user_id, kind, impersonator_id, cookie_token_hash, expires_at)
           VALUES (${s.tenantId}, ${s.userId}, ${s.kind}, ${s.impersonatorId}, ${s.cookieTokenHash},
                   now() + make_interval(secs => ${s.lifetimeSeconds}))
-          RETURNING id`.pipe(Effect.map((rows) => Number(rows[0]!.id)), dieOnSqlError),
+          RETURNING id`.pipe(insertedId, Effect.map((row) => row.id), dieOnSqlError),
 
       /** Issues an access token and, unless `refreshSeconds` is null, a refresh token in one statement. */
       issue: (
@@ -78,17 +85,17 @@ export class SessionRepo extends Effect.Service<SessionRepo>()("SessionRepo", {
 
       /** A user of any tenant, for legacy JWTs, which name the user directly. */
       userById: (id: number) =>
-        sql<SessionUserRow>`
+        sql`
           SELECT u.*, NULL AS session_id, NULL AS impersonator_id, t.slug AS home_tenant_slug
           FROM users u JOIN tenants t ON t.id = u.tenant_id
-          WHERE u.id = ${id} AND u.deleted_at IS NULL`.pipe(Effect.map(first), dieOnSqlError),
+          WHERE u.id = ${id} AND u.deleted_at IS NULL`.pipe(firstSessionUser, dieOnSqlError),
 
       findRefresh: (hash: string) =>
-        sql<RefreshRow>`
+        sql`
           SELECT r.session_id, r.consumed_at, r.expires_at <= now() OR s.expires_at <= now() AS expired,
                  s.revoked_at IS NOT NULL AS session_revoked
           FROM refresh_tokens r JOIN auth_sessions s ON s.id = r.session_id
-          WHERE r.token_hash = ${hash}`.pipe(Effect.map(first), dieOnSqlError),
+          WHERE r.token_hash = ${hash}`.pipe(firstRefresh, dieOnSqlError),
 
       /** Marks a refresh token used; false when another request consumed it first. */
       consumeRefresh: (hash: string) =>

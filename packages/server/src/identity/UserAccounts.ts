@@ -1,13 +1,22 @@
 import { SqlClient } from "@effect/sql"
-import { AlreadyExists, CurrentTenant, Email, Password, PersonName, Role, type Tenant } from "@timebank/domain"
+import {
+  AlreadyExists,
+  CurrentTenant,
+  DomainEvents,
+  Email,
+  Password,
+  PersonName,
+  Role,
+  type Tenant
+} from "@timebank/domain"
 import { Config, ConfigError, Effect, Either, Option, Redacted, Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import { Outbox } from "../platform/Outbox.js"
 import { dieOnSqlError } from "../platform/TenantSql.js"
 import { decodeInput } from "../platform/Validation.js"
-import { TenantDirectory } from "../tenancy/TenantDirectory.js"
+import { PLATFORM_TENANT_SLUG, TenantDirectory } from "../tenancy/TenantDirectory.js"
 import { hashPassword } from "./Password.js"
-import { PLATFORM_TENANT_SLUG, toAuthUser, type UserRow } from "./UserRecord.js"
+import { toAuthUser, type UserRow } from "./UserRecord.js"
 import { UserRepo } from "./UserRepo.js"
 
 /** An account created for someone (operator CLI): active and approved at once, like the admin create of D4. */
@@ -76,14 +85,16 @@ export class UserAccounts extends Effect.Service<UserAccounts>()("UserAccounts",
         })
         if (Option.isNone(inserted)) return Option.none<UserRow>()
         const row = account.isSuperAdmin
-          ? yield* Effect.flatMap(users.setSuperAdmin(Number(inserted.value.id), true), Effect.orDie)
+          ? yield* Effect.flatMap(users.setSuperAdmin(inserted.value.id, true), Effect.orDie)
           : inserted.value
-        yield* outbox.append("UserCreated", {
-          user_id: Number(row.id),
-          email: row.email,
-          role: row.role,
-          is_super_admin: row.is_super_admin
-        })
+        yield* outbox.append(
+          new DomainEvents.UserCreated({
+            user_id: row.id,
+            email: row.email,
+            role: row.role,
+            is_super_admin: row.is_super_admin
+          })
+        )
         return Option.some(row)
       })).pipe(dieOnSqlError)
     })

@@ -1,49 +1,51 @@
 import {
   type Actor,
   AuthUserView,
-  type Language,
+  Language,
   MyProfile,
   NotificationPreferenceDefaults,
-  type NotificationPreferences,
+  NotificationPreferences,
   PublicProfile,
-  type Role,
-  type TenantId,
-  type UserId,
-  type UserStatus
+  Role,
+  TenantId,
+  UserId,
+  UserStatus
 } from "@timebank/domain"
-import { DateTime } from "effect"
+import { DateTime, Schema } from "effect"
+import { DbDate, DbInt } from "../platform/SqlRows.js"
+import { PLATFORM_TENANT_SLUG } from "../tenancy/TenantDirectory.js"
 
-/** A row of `users` as repos read it. */
-export interface UserRow {
-  readonly id: string
-  readonly tenant_id: string
-  readonly email: string
-  readonly password_hash: string | null
-  readonly first_name: string
-  readonly last_name: string
-  readonly bio: string | null
-  readonly avatar_url: string | null
-  readonly location: string | null
-  readonly role: Role
-  readonly is_super_admin: boolean
-  readonly is_god: boolean
-  readonly status: UserStatus
-  readonly is_approved: boolean
-  readonly preferred_language: Language
-  readonly federation_opt_in: boolean
-  readonly notification_preferences: Partial<NotificationPreferences>
-  readonly two_factor_secret: string | null
-  readonly deleted_at: Date | null
-  readonly created_at: Date
-}
+/** A row of `users` as repos read it (`SELECT *`; columns not named here are dropped). */
+export const UserRow = Schema.Struct({
+  id: Schema.compose(DbInt, UserId),
+  tenant_id: Schema.compose(DbInt, TenantId),
+  email: Schema.String,
+  password_hash: Schema.NullOr(Schema.String),
+  first_name: Schema.String,
+  last_name: Schema.String,
+  bio: Schema.NullOr(Schema.String),
+  avatar_url: Schema.NullOr(Schema.String),
+  location: Schema.NullOr(Schema.String),
+  role: Role,
+  is_super_admin: Schema.Boolean,
+  is_god: Schema.Boolean,
+  status: UserStatus,
+  is_approved: Schema.Boolean,
+  preferred_language: Language,
+  federation_opt_in: Schema.Boolean,
+  notification_preferences: Schema.partialWith(NotificationPreferences, { exact: true }),
+  two_factor_secret: Schema.NullOr(Schema.String),
+  deleted_at: Schema.NullOr(DbDate),
+  created_at: DbDate
+})
+export type UserRow = typeof UserRow.Type
 
-export const userId = (row: Pick<UserRow, "id">) => Number(row.id) as UserId
-export const tenantIdOf = (row: Pick<UserRow, "tenant_id">) => Number(row.tenant_id) as TenantId
+export const userId = (row: Pick<UserRow, "id">): UserId => row.id
 
 export const toAuthUser = (row: UserRow): AuthUserView =>
   AuthUserView.make({
-    id: userId(row),
-    tenant_id: tenantIdOf(row),
+    id: row.id,
+    tenant_id: row.tenant_id,
     email: row.email,
     first_name: row.first_name,
     last_name: row.last_name,
@@ -68,7 +70,7 @@ export const toMyProfile = (row: UserRow): MyProfile =>
 
 export const toPublicProfile = (row: UserRow): PublicProfile =>
   PublicProfile.make({
-    id: userId(row),
+    id: row.id,
     first_name: row.first_name,
     last_name: row.last_name,
     avatar_url: row.avatar_url,
@@ -82,8 +84,6 @@ export const preferencesOf = (row: Pick<UserRow, "notification_preferences">): N
   ...row.notification_preferences
 })
 
-export const PLATFORM_TENANT_SLUG = "platform"
-
 /** Whether the account may act at all: approved, active and not erased. */
 export const canSignIn = (row: Pick<UserRow, "status" | "is_approved" | "deleted_at">) =>
   row.status === "active" && row.is_approved && row.deleted_at === null
@@ -93,8 +93,8 @@ export const toActor = (
   actingTenantId: TenantId,
   session: { readonly id: number | null; readonly impersonatorId: number | null; readonly homeTenantSlug: string }
 ): Actor => ({
-  userId: userId(row),
-  tenantId: tenantIdOf(row),
+  userId: row.id,
+  tenantId: row.tenant_id,
   actingTenantId,
   role: row.role,
   status: row.status,

@@ -1,7 +1,9 @@
 import type { Language, NotificationPreferences, Role, UserStatus } from "@timebank/domain"
-import { Effect, Option } from "effect"
+import { Effect, Schema } from "effect"
+import { definedOnly } from "../platform/SqlErrors.js"
+import { DbInt, decodeFirst, decodeSingle } from "../platform/SqlRows.js"
 import { TenantSql } from "../platform/TenantSql.js"
-import type { UserRow } from "./UserRecord.js"
+import { UserRow } from "./UserRecord.js"
 
 export interface UserInsert {
   readonly email: string
@@ -24,8 +26,8 @@ export interface ProfilePatch {
   readonly federation_opt_in?: boolean
 }
 
-const definedOnly = <A extends object>(patch: A): Record<string, unknown> =>
-  Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined))
+const firstUser = decodeFirst(UserRow)
+const count = decodeSingle(Schema.Struct({ n: DbInt }))
 
 /** Users of the current tenant. */
 export class UserRepo extends Effect.Service<UserRepo>()("UserRepo", {
@@ -33,53 +35,53 @@ export class UserRepo extends Effect.Service<UserRepo>()("UserRepo", {
   effect: Effect.gen(function*() {
     const db = yield* TenantSql
     const { sql } = db
-    const first = (rows: ReadonlyArray<UserRow>) => Option.fromNullable(rows[0])
 
     return {
       findById: (id: number) =>
         db.query((tenantId) =>
-          sql<UserRow>`SELECT * FROM users WHERE tenant_id = ${tenantId} AND id = ${id} AND deleted_at IS NULL`.pipe(
-            Effect.map(first)
+          sql`SELECT * FROM users WHERE tenant_id = ${tenantId} AND id = ${id} AND deleted_at IS NULL`.pipe(
+            firstUser
           )
         ),
       findByEmail: (email: string) =>
         db.query((tenantId) =>
-          sql<UserRow>`SELECT * FROM users
+          sql`SELECT * FROM users
             WHERE tenant_id = ${tenantId} AND lower(email) = lower(${email}) AND deleted_at IS NULL`.pipe(
-            Effect.map(first)
+            firstUser
           )
         ),
       emailTaken: (email: string) =>
         db.query((tenantId) =>
-          sql<{ n: number }>`SELECT count(*)::int AS n FROM users
+          sql`SELECT count(*)::int AS n FROM users
             WHERE tenant_id = ${tenantId} AND lower(email) = lower(${email})`.pipe(
-            Effect.map((rows) => (rows[0]?.n ?? 0) > 0)
+            count,
+            Effect.map((row) => row.n > 0)
           )
         ),
       insert: (u: UserInsert) =>
         db.query((tenantId) =>
-          sql<UserRow>`
+          sql`
             INSERT INTO users (tenant_id, email, password_hash, first_name, last_name, role, status, is_approved,
                                preferred_language)
             VALUES (${tenantId}, ${u.email}, ${u.passwordHash}, ${u.firstName}, ${u.lastName}, ${u.role}, ${u.status},
                     ${u.isApproved}, ${u.preferredLanguage})
             ON CONFLICT DO NOTHING
-            RETURNING *`.pipe(Effect.map(first))
+            RETURNING *`.pipe(firstUser)
         ),
       updateProfile: (id: number, patch: ProfilePatch) =>
         db.query((tenantId) =>
-          sql<UserRow>`
+          sql`
             UPDATE users SET ${sql.update({ ...definedOnly(patch), updated_at: new Date() })}
             WHERE tenant_id = ${tenantId} AND id = ${id} AND deleted_at IS NULL
-            RETURNING *`.pipe(Effect.map(first))
+            RETURNING *`.pipe(firstUser)
         ),
       updatePreferences: (id: number, patch: Partial<NotificationPreferences>) =>
         db.query((tenantId) =>
-          sql<UserRow>`
+          sql`
             UPDATE users SET notification_preferences = notification_preferences || ${JSON.stringify(patch)}::jsonb,
                              updated_at = now()
             WHERE tenant_id = ${tenantId} AND id = ${id} AND deleted_at IS NULL
-            RETURNING *`.pipe(Effect.map(first))
+            RETURNING *`.pipe(firstUser)
         ),
       markSignedIn: (id: number) =>
         db.query((tenantId) =>
@@ -88,10 +90,10 @@ export class UserRepo extends Effect.Service<UserRepo>()("UserRepo", {
       /** The site-level super-admin flag (decisions D4); only meaningful on the `platform` tenant. */
       setSuperAdmin: (id: number, value: boolean) =>
         db.query((tenantId) =>
-          sql<UserRow>`
+          sql`
             UPDATE users SET is_super_admin = ${value}, updated_at = now()
             WHERE tenant_id = ${tenantId} AND id = ${id} AND deleted_at IS NULL
-            RETURNING *`.pipe(Effect.map(first))
+            RETURNING *`.pipe(firstUser)
         )
     } as const
   })

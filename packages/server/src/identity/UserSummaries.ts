@@ -1,6 +1,15 @@
-import type { CurrentTenant, UserId, UserSummary } from "@timebank/domain"
-import { Effect } from "effect"
+import { type CurrentTenant, UserId, type UserSummary } from "@timebank/domain"
+import { Effect, Schema } from "effect"
+import { DbInt, decodeRows } from "../platform/SqlRows.js"
 import { TenantSql } from "../platform/TenantSql.js"
+
+const SummaryRow = Schema.Struct({
+  id: Schema.compose(DbInt, UserId),
+  first_name: Schema.String,
+  last_name: Schema.String,
+  avatar_url: Schema.NullOr(Schema.String)
+})
+const summaries = decodeRows(SummaryRow)
 
 /**
  * Names and avatars of members, for other features that show who owns or wrote something. Lists ask once per page
@@ -19,20 +28,12 @@ export class UserSummaries extends Effect.Service<UserSummaries>()("UserSummarie
         return unique.length === 0
           ? Effect.succeed(new Map())
           : db.query((tenantId) =>
-            sql<{ id: string; first_name: string; last_name: string; avatar_url: string | null }>`
+            sql`
               SELECT id, first_name, last_name, avatar_url FROM users
               WHERE tenant_id = ${tenantId} AND id = ANY(${unique as unknown as string}::bigint[])`.pipe(
+              summaries,
               Effect.map((rows) =>
-                new Map(rows.map((r) => {
-                  const id = Number(r.id)
-                  const summary: UserSummary = {
-                    id: id as UserId,
-                    first_name: r.first_name,
-                    last_name: r.last_name,
-                    avatar_url: r.avatar_url
-                  }
-                  return [id, summary] as const
-                }))
+                new Map(rows.map((summary): readonly [number, UserSummary] => [summary.id, summary]))
               )
             )
           ).pipe(Effect.withSpan("UserSummaries.byIds"))

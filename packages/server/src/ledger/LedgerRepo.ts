@@ -1,18 +1,26 @@
-import { type Cents, centsFromNumeric } from "@timebank/domain"
-import { Effect, Option } from "effect"
+import { type Cents, centsFromNumeric, TransactionId, TransactionType } from "@timebank/domain"
+import { Effect, Option, Schema } from "effect"
+import { DbDate, DbInt, DbNumeric, decodeFirst, decodeRows } from "../platform/SqlRows.js"
 import { TenantSql } from "../platform/TenantSql.js"
 
-export interface MemberTransactionRow {
-  readonly id: string
-  readonly type: string
-  readonly amount: string
-  readonly sender_id: string | null
-  readonly recipient_id: string | null
-  readonly description: string
-  readonly listing_id: string | null
-  readonly created_at: Date
-  readonly outgoing: boolean
-}
+/** A transaction as one account took part in it: `outgoing` when the account's entry is a debit. */
+export const MemberTransactionRow = Schema.Struct({
+  id: Schema.compose(DbInt, TransactionId),
+  type: TransactionType,
+  amount: DbNumeric,
+  sender_id: Schema.NullOr(DbInt),
+  recipient_id: Schema.NullOr(DbInt),
+  description: Schema.String,
+  listing_id: Schema.NullOr(DbInt),
+  created_at: DbDate,
+  outgoing: Schema.Boolean
+})
+export type MemberTransactionRow = typeof MemberTransactionRow.Type
+
+const allTransactions = decodeRows(MemberTransactionRow)
+const firstTransaction = decodeFirst(MemberTransactionRow)
+const firstBalance = decodeFirst(Schema.Struct({ balance: DbNumeric }))
+const balances = decodeRows(Schema.Struct({ owner_id: DbInt, balance: DbNumeric }))
 
 type OwnedAccount = "member" | "organisation"
 
@@ -35,20 +43,21 @@ export class LedgerRepo extends Effect.Service<LedgerRepo>()("LedgerRepo", {
 
     const balance = (kind: OwnedAccount, ownerId: number) =>
       db.query((tenantId) =>
-        sql<{ balance: string }>`
+        sql`
           SELECT balance FROM ledger_accounts
           WHERE tenant_id = ${tenantId} AND kind = ${kind} AND owner_id = ${ownerId}`.pipe(
-          Effect.map((rows): Cents => (rows[0] ? centsFromNumeric(rows[0].balance) : 0))
+          firstBalance,
+          Effect.map(Option.match({ onNone: (): Cents => 0, onSome: (row) => centsFromNumeric(row.balance) }))
         )
       )
 
     /** Newest first, `limit` rows after the transaction id `before` (exclusive). */
     const transactions = (kind: OwnedAccount, ownerId: number, before: number | undefined, limit: number) =>
       db.query((tenantId) =>
-        sql<MemberTransactionRow>`
+        sql`
           ${accountEntries(tenantId, kind, ownerId)} AND e.transaction_id < ${before ?? Number.MAX_SAFE_INTEGER}
           ORDER BY e.transaction_id DESC
-          LIMIT ${limit}`
+          LIMIT ${limit}`.pipe(allTransactions)
       )
 
     return {
@@ -63,20 +72,19 @@ export class LedgerRepo extends Effect.Service<LedgerRepo>()("LedgerRepo", {
         const unique = [...new Set(organisationIds)]
         if (unique.length === 0) return Effect.succeed(new Map<number, Cents>() as ReadonlyMap<number, Cents>)
         return db.query((tenantId) =>
-          sql<{ owner_id: string; balance: string }>`
+          sql`
             SELECT owner_id, balance FROM ledger_accounts
             WHERE tenant_id = ${tenantId} AND kind = 'organisation' AND owner_id IN ${sql.in(unique)}`.pipe(
+            balances,
             Effect.map((rows): ReadonlyMap<number, Cents> =>
-              new Map(rows.map((r) => [Number(r.owner_id), centsFromNumeric(r.balance)]))
+              new Map(rows.map((r) => [r.owner_id, centsFromNumeric(r.balance)]))
             )
           )
         )
       },
       memberTransaction: (userId: number, transactionId: number) =>
         db.query((tenantId) =>
-          sql<MemberTransactionRow>`${memberEntries(tenantId, userId)} AND t.id = ${transactionId}`.pipe(
-            Effect.map((rows) => Option.fromNullable(rows[0]))
-          )
+          sql`${memberEntries(tenantId, userId)} AND t.id = ${transactionId}`.pipe(firstTransaction)
         )
     } as const
   })

@@ -17,10 +17,9 @@ import {
 } from "@timebank/domain"
 import { DateTime, Effect, Option } from "effect"
 import { createHash, randomUUID } from "node:crypto"
-import { TenantAdmin } from "../identity/Policy.js"
-import { canSignIn, type UserRow } from "../identity/UserRecord.js"
-import { UserRepo } from "../identity/UserRepo.js"
+import { type Member, MemberDirectory } from "../identity/MemberDirectory.js"
 import { ListingsService } from "../listings/ListingsService.js"
+import { TenantAdmin } from "../platform/Policy.js"
 import { LedgerRepo, type MemberTransactionRow } from "./LedgerRepo.js"
 
 const hashOf = (request: object) => createHash("sha256").update(JSON.stringify(request)).digest("hex")
@@ -37,17 +36,15 @@ const treasuryNeverShort = <A, E, R>(effect: Effect.Effect<A, E | InsufficientBa
     R
   >
 
-const optionalId = (value: string | null) => (value === null ? null : Number(value))
-
 export const toWalletTransaction = (row: MemberTransactionRow) =>
   WalletTransaction.make({
-    id: Number(row.id) as TransactionId,
-    type: row.type as WalletTransaction["type"],
-    amount: Number(row.amount),
-    sender_id: optionalId(row.sender_id),
-    recipient_id: optionalId(row.recipient_id),
+    id: row.id,
+    type: row.type,
+    amount: row.amount,
+    sender_id: row.sender_id,
+    recipient_id: row.recipient_id,
     description: row.description,
-    listing_id: optionalId(row.listing_id),
+    listing_id: row.listing_id,
     direction: row.outgoing ? "out" : "in",
     created_at: DateTime.unsafeFromDate(row.created_at)
   })
@@ -57,10 +54,10 @@ export const toWalletTransaction = (row: MemberTransactionRow) =>
  * request, names the move (idempotency key and request hash) and reads the result back.
  */
 export class LedgerService extends Effect.Service<LedgerService>()("LedgerService", {
-  dependencies: [LedgerRepo.Default, UserRepo.Default, ListingsService.Default],
+  dependencies: [LedgerRepo.Default, MemberDirectory.Default, ListingsService.Default],
   effect: Effect.gen(function*() {
     const repo = yield* LedgerRepo
-    const users = yield* UserRepo
+    const members = yield* MemberDirectory
     const listings = yield* ListingsService
     const makeClient = yield* LedgerEntity.client
 
@@ -76,10 +73,10 @@ export class LedgerService extends Effect.Service<LedgerService>()("LedgerServic
 
     /** A member of this community who can hold credits. */
     const member = (userId: number, field: string) =>
-      Effect.flatMap(users.findById(userId), (row): Effect.Effect<UserRow, NotFound | ValidationFailed> => {
-        if (Option.isNone(row)) return Effect.fail(NotFound.of("User"))
-        return canSignIn(row.value)
-          ? Effect.succeed(row.value)
+      Effect.flatMap(members.find(userId), (found): Effect.Effect<Member, NotFound | ValidationFailed> => {
+        if (Option.isNone(found)) return Effect.fail(NotFound.of("User"))
+        return found.value.canSignIn
+          ? Effect.succeed(found.value)
           : Effect.fail(ValidationFailed.field(field, "this member cannot receive credits now"))
       })
 

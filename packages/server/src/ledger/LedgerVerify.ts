@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
+import { DbInt, decodeRows, decodeSingle } from "../platform/SqlRows.js"
 import { dieOnSqlError } from "../platform/TenantSql.js"
 
 export interface LedgerReport {
@@ -19,6 +20,29 @@ export interface LedgerReport {
   readonly ok: boolean
 }
 
+const counts = decodeSingle(Schema.Struct({ tenants: DbInt, transactions: DbInt, accounts: DbInt }))
+/** Sums stay text: the report shows them exactly as PostgreSQL computed them. */
+const unbalancedRows = decodeRows(
+  Schema.Struct({
+    transactionId: Schema.propertySignature(DbInt).pipe(Schema.fromKey("transaction_id")),
+    sum: Schema.String,
+    entries: DbInt
+  })
+)
+const mismatchRows = decodeRows(
+  Schema.Struct({
+    accountId: Schema.propertySignature(DbInt).pipe(Schema.fromKey("account_id")),
+    balance: Schema.String,
+    entries: Schema.String
+  })
+)
+const negativeRows = decodeRows(
+  Schema.Struct({
+    accountId: Schema.propertySignature(DbInt).pipe(Schema.fromKey("account_id")),
+    balance: Schema.String
+  })
+)
+
 /**
  * Checks the ledger's invariants from the stored entries, for one tenant or all: Σ entries per transaction = 0,
  * Σ entries per account = cached balance, no forbidden negative balance. Any operator can run it (CLI).
@@ -30,43 +54,35 @@ export class LedgerVerify extends Effect.Service<LedgerVerify>()("LedgerVerify",
     const verify = (tenantId: number | null) =>
       Effect.gen(function*() {
         const scope = tenantId === null ? sql`true` : sql`tenant_id = ${tenantId}`
-        const [counts] = yield* sql<{ tenants: number; transactions: number; accounts: number }>`
+        const totals = yield* sql`
           SELECT (SELECT count(DISTINCT tenant_id)::int FROM ledger_accounts WHERE ${scope}) AS tenants,
                  (SELECT count(*)::int FROM ledger_transactions WHERE ${scope}) AS transactions,
-                 (SELECT count(*)::int FROM ledger_accounts WHERE ${scope}) AS accounts`
-        const unbalanced = yield* sql<{ transaction_id: string; sum: string; entries: number }>`
+                 (SELECT count(*)::int FROM ledger_accounts WHERE ${scope}) AS accounts`.pipe(counts)
+        const unbalanced = yield* sql`
           SELECT t.id AS transaction_id, coalesce(sum(e.amount), 0)::text AS sum, count(e.id)::int AS entries
           FROM ledger_transactions t LEFT JOIN ledger_entries e ON e.transaction_id = t.id
           WHERE ${tenantId === null ? sql`true` : sql`t.tenant_id = ${tenantId}`}
           GROUP BY t.id
-          HAVING coalesce(sum(e.amount), 0) <> 0 OR count(e.id) < 2`
-        const mismatches = yield* sql<{ account_id: string; balance: string; entries: string }>`
+          HAVING coalesce(sum(e.amount), 0) <> 0 OR count(e.id) < 2`.pipe(unbalancedRows)
+        const mismatches = yield* sql`
           SELECT a.id AS account_id, a.balance::text AS balance, coalesce(sum(e.amount), 0)::text AS entries
           FROM ledger_accounts a LEFT JOIN ledger_entries e ON e.account_id = a.id
           WHERE ${tenantId === null ? sql`true` : sql`a.tenant_id = ${tenantId}`}
           GROUP BY a.id
-          HAVING a.balance <> coalesce(sum(e.amount), 0)`
-        const negative = yield* sql<{ account_id: string; balance: string }>`
+          HAVING a.balance <> coalesce(sum(e.amount), 0)`.pipe(mismatchRows)
+        const negative = yield* sql`
           SELECT a.id AS account_id, a.balance::text AS balance
           FROM ledger_accounts a JOIN tenants t ON t.id = a.tenant_id
           WHERE ${tenantId === null ? sql`true` : sql`a.tenant_id = ${tenantId}`} AND a.balance < 0
             AND (a.kind = 'organisation'
-              OR (a.kind = 'member' AND NOT coalesce((t.settings->>'allow_negative_balance')::boolean, false)))`
+              OR (a.kind = 'member' AND NOT coalesce((t.settings->>'allow_negative_balance')::boolean, false)))`.pipe(
+          negativeRows
+        )
         const report: LedgerReport = {
-          tenants: counts!.tenants,
-          transactions: counts!.transactions,
-          accounts: counts!.accounts,
-          unbalancedTransactions: unbalanced.map((r) => ({
-            transactionId: Number(r.transaction_id),
-            sum: r.sum,
-            entries: r.entries
-          })),
-          balanceMismatches: mismatches.map((r) => ({
-            accountId: Number(r.account_id),
-            balance: r.balance,
-            entries: r.entries
-          })),
-          negativeBalances: negative.map((r) => ({ accountId: Number(r.account_id), balance: r.balance })),
+          ...totals,
+          unbalancedTransactions: unbalanced,
+          balanceMismatches: mismatches,
+          negativeBalances: negative,
           ok: unbalanced.length === 0 && mismatches.length === 0 && negative.length === 0
         }
         return report

@@ -2,32 +2,48 @@ import { SqlClient } from "@effect/sql"
 import {
   type AccountRef,
   centsFromNumeric,
+  DomainEvents,
   IdempotencyConflict,
   InsufficientBalance,
   type Move,
   numericFromCents,
   type Posted
 } from "@timebank/domain"
-import { DateTime, Effect, Exit } from "effect"
+import { DateTime, Effect, Exit, Option, Schema } from "effect"
+import { Outbox } from "../platform/Outbox.js"
 import { pgArray } from "../platform/SqlArrays.js"
+import { DbDate, DbInt, decodeRows } from "../platform/SqlRows.js"
 import { dieOnSqlError } from "../platform/TenantSql.js"
+import { TenantDirectory } from "../tenancy/TenantDirectory.js"
 import { accountKey, type Decision, type EarlierOutcome, planBatch } from "./LedgerBatch.js"
 
 export type MoveOutcome = Exit.Exit<Posted, InsufficientBalance | IdempotencyConflict>
 
-/** pg binds JS arrays as PostgreSQL arrays; the statement types only know scalars. */
-
 const refOwner = (ref: AccountRef): number | null =>
   ref._tag === "member" ? ref.userId : ref._tag === "organisation" ? ref.organisationId : null
 
-interface AccountRow {
-  readonly id: string
-  readonly kind: AccountRef["_tag"]
-  readonly owner_id: string | null
-  readonly balance: string
-}
+/** A locked account; `balance` stays the numeric's text, turned into exact cents by `centsFromNumeric`. */
+const AccountRow = Schema.Struct({
+  id: DbInt,
+  kind: Schema.Literal("member", "organisation", "treasury"),
+  owner_id: Schema.NullOr(DbInt),
+  balance: Schema.String
+})
+type AccountRow = typeof AccountRow.Type
 
-const rowKey = (row: AccountRow) => row.kind === "treasury" ? "treasury" : `${row.kind}:${Number(row.owner_id)}`
+/** A transaction already written under one of the batch's idempotency keys. */
+const EarlierRow = Schema.Struct({
+  id: DbInt,
+  idempotency_key: Schema.String,
+  request_hash: Schema.String,
+  created_at: DbDate
+})
+
+/** A transaction this batch wrote. */
+const WrittenRow = Schema.Struct({ id: DbInt, idempotency_key: Schema.String, created_at: DbDate })
+type WrittenRow = typeof WrittenRow.Type
+
+const rowKey = (row: AccountRow) => row.kind === "treasury" ? "treasury" : `${row.kind}:${row.owner_id}`
 
 /**
  * The longest any one statement of a batch may run (a lock wait included) before PostgreSQL cancels it and the
@@ -41,16 +57,20 @@ const STATEMENT_TIMEOUT = "3s"
  * (planBatch) and answered on its own, but the batch shares the reads, the writes and the commit.
  */
 export class LedgerWriter extends Effect.Service<LedgerWriter>()("LedgerWriter", {
+  dependencies: [Outbox.Default, TenantDirectory.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const outbox = yield* Outbox
+    const tenants = yield* TenantDirectory
 
     const earlierOutcomes = (tenantId: number, keys: ReadonlyArray<string>) =>
-      sql<{ id: string; idempotency_key: string; request_hash: string; created_at: Date }>`
+      sql`
         SELECT id, idempotency_key, request_hash, created_at FROM ledger_transactions
         WHERE tenant_id = ${tenantId} AND idempotency_key = ANY(${pgArray(keys)}::text[])`.pipe(
+        decodeRows(EarlierRow),
         Effect.map((rows) =>
           new Map(rows.map((r): [string, EarlierOutcome] => [r.idempotency_key, {
-            transactionId: Number(r.id),
+            transactionId: r.id,
             requestHash: r.request_hash,
             createdAt: r.created_at
           }]))
@@ -66,28 +86,28 @@ export class LedgerWriter extends Effect.Service<LedgerWriter>()("LedgerWriter",
           INSERT INTO ledger_accounts (tenant_id, kind, owner_id)
           SELECT ${tenantId}, k, o FROM unnest(${kinds}::text[], ${owners}::bigint[]) AS t(k, o)
           ON CONFLICT DO NOTHING`
-        const rows = yield* sql<AccountRow>`
+        const rows = yield* sql`
           SELECT a.id, a.kind, a.owner_id, a.balance FROM ledger_accounts a
           JOIN unnest(${kinds}::text[], ${owners}::bigint[]) AS t(k, o)
             ON a.kind = t.k AND a.owner_id IS NOT DISTINCT FROM t.o
           WHERE a.tenant_id = ${tenantId}
           ORDER BY a.id
-          FOR UPDATE OF a`
+          FOR UPDATE OF a`.pipe(decodeRows(AccountRow))
         return new Map(rows.map((row) => [rowKey(row), row]))
       })
 
-    /**
-     * Bounds the statements of this transaction (`set_config(..., true)` is `SET LOCAL`, which takes no bind
-     * parameters) and reads whether members may go negative: one round trip for both, before anything else.
-     */
-    const startBatch = (tenantId: number) =>
-      sql<{ allow: boolean | null }>`
-        SELECT set_config('statement_timeout', ${STATEMENT_TIMEOUT}, true) AS statement_timeout,
-               (SELECT coalesce((settings->>'allow_negative_balance')::boolean, false) FROM tenants
-                WHERE id = ${tenantId}) AS allow`.pipe(Effect.map((rows) => rows[0]?.allow ?? false))
+    /** Bounds the statements of this transaction (`set_config(..., true)` is `SET LOCAL`, which takes no binds). */
+    const startBatch = sql`SELECT set_config('statement_timeout', ${STATEMENT_TIMEOUT}, true)`
+
+    /** Whether the community lets members go negative, read fresh: a settings change applies to the next batch. */
+    const membersMayGoNegative = (tenantId: number) =>
+      Effect.map(
+        tenants.findById(tenantId),
+        Option.match({ onNone: () => false, onSome: (tenant) => tenant.settings.allow_negative_balance })
+      )
 
     const insertTransactions = (tenantId: number, moves: ReadonlyArray<Move>) =>
-      sql<{ id: string; idempotency_key: string; created_at: Date }>`
+      sql`
         INSERT INTO ledger_transactions ${
         sql.insert(moves.map((m) => ({
           tenant_id: tenantId,
@@ -103,12 +123,14 @@ export class LedgerWriter extends Effect.Service<LedgerWriter>()("LedgerWriter",
         })))
       }
         RETURNING id, idempotency_key, created_at`.pipe(
+        decodeRows(WrittenRow),
         Effect.map((rows) => new Map(rows.map((r) => [r.idempotency_key, r])))
       )
 
     const writeBatch = (tenantId: number, moves: ReadonlyArray<Move>) =>
       sql.withTransaction(Effect.gen(function*() {
-        const membersMayGoNegative = yield* startBatch(tenantId)
+        yield* startBatch
+        const mayGoNegative = yield* membersMayGoNegative(tenantId)
         const earlier = yield* earlierOutcomes(tenantId, moves.map((m) => m.idempotencyKey))
         const refs = [...new Map(moves.flatMap((m) => [m.from, m.to]).map((r) => [accountKey(r), r])).values()]
         const accounts = yield* lockAccounts(tenantId, refs)
@@ -116,10 +138,12 @@ export class LedgerWriter extends Effect.Service<LedgerWriter>()("LedgerWriter",
           moves,
           earlier,
           balances: new Map([...accounts].map(([key, row]) => [key, centsFromNumeric(row.balance)])),
-          mayGoNegative: (ref) => ref._tag === "treasury" || (ref._tag === "member" && membersMayGoNegative)
+          mayGoNegative: (ref) => ref._tag === "treasury" || (ref._tag === "member" && mayGoNegative)
         })
         const applied = moves.filter((_, i) => plan.decisions[i]!._tag === "Apply")
-        const written = applied.length > 0 ? yield* insertTransactions(tenantId, applied) : new Map()
+        const written = applied.length > 0
+          ? yield* insertTransactions(tenantId, applied)
+          : new Map<string, WrittenRow>()
         if (applied.length > 0) {
           const accountId = (ref: AccountRef) => accounts.get(accountKey(ref))!.id
           const entries = applied.flatMap((m) => {
@@ -137,12 +161,10 @@ export class LedgerWriter extends Effect.Service<LedgerWriter>()("LedgerWriter",
             FROM unnest(${pgArray(changed.map(([key]) => accounts.get(key)!.id))}::bigint[],
                         ${pgArray(changed.map(([, cents]) => numericFromCents(cents)))}::numeric[]) AS d(id, delta)
             WHERE ledger_accounts.id = d.id`
-          yield* sql`
-            INSERT INTO outbox_events (tenant_id, event_type, payload)
-            SELECT ${tenantId}, 'TransactionCompleted', p
-            FROM unnest(${
-            pgArray(applied.map((m) => JSON.stringify(completedEvent(m, written.get(m.idempotencyKey)!.id))))
-          }::jsonb[]) AS p`
+          yield* outbox.appendAllFor(
+            tenantId,
+            applied.map((m) => completedEvent(m, written.get(m.idempotencyKey)!.id))
+          )
         }
         return plan.decisions.map((decision, i) => outcome(decision, moves, written, i))
       })).pipe(dieOnSqlError, Effect.withSpan("LedgerWriter.writeBatch", { attributes: { size: moves.length } }))
@@ -151,18 +173,19 @@ export class LedgerWriter extends Effect.Service<LedgerWriter>()("LedgerWriter",
   })
 }) {}
 
-const completedEvent = (m: Move, transactionId: string) => ({
-  transaction_id: Number(transactionId),
-  type: m.type,
-  amount: m.cents / 100,
-  sender_id: m.senderId,
-  recipient_id: m.recipientId,
-  listing_id: m.listingId,
-  description: m.description
-})
+const completedEvent = (m: Move, transactionId: number) =>
+  new DomainEvents.TransactionCompleted({
+    transaction_id: transactionId,
+    type: m.type,
+    amount: m.cents / 100,
+    sender_id: m.senderId,
+    recipient_id: m.recipientId,
+    listing_id: m.listingId,
+    description: m.description
+  })
 
-const posted = (transactionId: number | string, createdAt: Date, replayed: boolean): Posted => ({
-  transactionId: Number(transactionId),
+const posted = (transactionId: number, createdAt: Date, replayed: boolean): Posted => ({
+  transactionId,
   replayed,
   createdAt: DateTime.unsafeFromDate(createdAt)
 })
@@ -170,7 +193,7 @@ const posted = (transactionId: number | string, createdAt: Date, replayed: boole
 const outcome = (
   decision: Decision,
   moves: ReadonlyArray<Move>,
-  written: ReadonlyMap<string, { readonly id: string; readonly created_at: Date }>,
+  written: ReadonlyMap<string, WrittenRow>,
   index: number
 ): MoveOutcome => {
   switch (decision._tag) {

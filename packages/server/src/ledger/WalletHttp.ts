@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Api, cursorPage, encodeCursor, ok } from "@timebank/domain"
 import { Effect } from "effect"
-import { requireTenantAdmin } from "../identity/Policy.js"
+import { requireTenantAdmin } from "../platform/Policy.js"
 import { LedgerService } from "./LedgerService.js"
 
 export const WalletHttpLive = HttpApiBuilder.group(Api, "wallet", (handlers) =>

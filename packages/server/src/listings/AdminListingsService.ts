@@ -1,5 +1,6 @@
 import {
   type AdminListListingsParams,
+  DomainEvents,
   type ListingDeleted,
   type ListingId,
   ListingNotPending,
@@ -8,8 +9,8 @@ import {
   offsetMeta
 } from "@timebank/domain"
 import { DateTime, Effect, Option } from "effect"
-import { requireTenantAdmin, TenantAdmin } from "../identity/Policy.js"
 import { Outbox } from "../platform/Outbox.js"
+import { requireTenantAdmin, TenantAdmin } from "../platform/Policy.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { ListingRepo, type ListingRow } from "./ListingRepo.js"
 import { listingDeletedEvent, listingNotFound } from "./ListingsService.js"
@@ -80,7 +81,7 @@ export class AdminListingsService extends Effect.Service<AdminListingsService>()
       const admin = yield* TenantAdmin
       yield* db.transaction(Effect.gen(function*() {
         const row = yield* found(yield* repo.softDelete(id))
-        yield* outbox.append("ListingDeleted", listingDeletedEvent(row, admin.userId))
+        yield* outbox.append(listingDeletedEvent(row, admin.userId))
       }))
       return { id, deleted: true as const } satisfies ListingDeleted
     }, requireTenantAdmin)
@@ -98,14 +99,16 @@ export class AdminListingsService extends Effect.Service<AdminListingsService>()
           onNone: () => Effect.fail(notPending),
           onSome: Effect.succeed
         })
-        yield* outbox.append("ListingUpdated", {
-          listing_id: id,
-          user_id: Number(row.user_id),
-          fields: ["status"],
-          previous_status: current.status,
-          status: row.status,
-          updated_by: admin.userId
-        })
+        yield* outbox.append(
+          new DomainEvents.ListingUpdated({
+            listing_id: id,
+            user_id: row.user_id,
+            fields: ["status"],
+            previous_status: current.status,
+            status: row.status,
+            updated_by: admin.userId
+          })
+        )
         return row
       }))
       return yield* views.one(approved)

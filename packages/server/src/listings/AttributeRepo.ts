@@ -1,35 +1,25 @@
-import { type AttributeId, type AttributeType, ListingAttribute } from "@timebank/domain"
-import { Effect, Option } from "effect"
+import { type AttributeType, ListingAttribute } from "@timebank/domain"
+import { Effect, Option, Schema } from "effect"
 import { isUniqueViolation } from "../platform/SqlErrors.js"
+import { DbInt, decodeFirst, decodeRows } from "../platform/SqlRows.js"
 import { TenantSql } from "../platform/TenantSql.js"
-import type { AttributeDefinition } from "./AttributeValues.js"
 
-/** A row of `listing_attributes`. */
-export interface AttributeRow {
-  readonly id: string
-  readonly tenant_id: string
-  readonly name: string
-  readonly type: AttributeType
-  readonly options: ReadonlyArray<string>
-  readonly required: boolean
-}
-
-export const toAttribute = (row: AttributeRow): ListingAttribute =>
-  ListingAttribute.make({
-    id: Number(row.id) as AttributeId,
-    name: row.name,
-    type: row.type,
-    options: row.options,
-    required: row.required
-  })
-
-export const toDefinition = (row: AttributeRow): AttributeDefinition => ({
-  id: Number(row.id),
-  name: row.name,
-  type: row.type,
-  options: row.options,
-  required: row.required
-})
+/**
+ * A row of `listing_attributes`, decoded straight into the API's `ListingAttribute` (the one read shape of a
+ * definition; value checks take it as their `AttributeDefinition`).
+ */
+const AttributeFromRow = Schema.compose(
+  Schema.Struct({
+    id: DbInt,
+    name: Schema.String,
+    type: Schema.String,
+    options: Schema.Array(Schema.String),
+    required: Schema.Boolean
+  }),
+  ListingAttribute
+)
+const firstAttribute = decodeFirst(AttributeFromRow)
+const allAttributes = decodeRows(AttributeFromRow)
 
 export interface AttributeFields {
   readonly name: string
@@ -40,7 +30,7 @@ export interface AttributeFields {
 
 /** The written row, or a name another attribute of the tenant has (in any case). */
 export type AttributeWrite =
-  | { readonly _tag: "Written"; readonly row: AttributeRow }
+  | { readonly _tag: "Written"; readonly row: ListingAttribute }
   | { readonly _tag: "Taken" }
   | { readonly _tag: "NotFound" }
 
@@ -50,47 +40,49 @@ export class AttributeRepo extends Effect.Service<AttributeRepo>()("AttributeRep
   effect: Effect.gen(function*() {
     const db = yield* TenantSql
     const { sql } = db
-    const written = (rows: ReadonlyArray<AttributeRow>): AttributeWrite =>
-      rows[0] === undefined ? { _tag: "NotFound" } : { _tag: "Written", row: rows[0] }
+    const written = (row: Option.Option<ListingAttribute>): AttributeWrite =>
+      Option.match(row, { onNone: () => ({ _tag: "NotFound" }), onSome: (r) => ({ _tag: "Written", row: r }) })
     const taken = (): Effect.Effect<AttributeWrite> => Effect.succeed({ _tag: "Taken" })
 
     return {
       /** By name (case-insensitive); uses `listing_attributes_tenant_name`. */
       list: db.query((tenantId) =>
-        sql<AttributeRow>`SELECT * FROM listing_attributes WHERE tenant_id = ${tenantId} ORDER BY lower(name), id`
+        sql`SELECT * FROM listing_attributes WHERE tenant_id = ${tenantId} ORDER BY lower(name), id`.pipe(
+          allAttributes
+        )
       ),
 
       findById: (id: number) =>
         db.query((tenantId) =>
-          sql<AttributeRow>`SELECT * FROM listing_attributes WHERE tenant_id = ${tenantId} AND id = ${id}`.pipe(
-            Effect.map((rows) => Option.fromNullable(rows[0]))
+          sql`SELECT * FROM listing_attributes WHERE tenant_id = ${tenantId} AND id = ${id}`.pipe(
+            firstAttribute
           )
         ),
 
       /** None when another attribute of the tenant has the name. */
       insert: (fields: AttributeFields) =>
         db.query((tenantId) =>
-          sql<AttributeRow>`
+          sql`
             INSERT INTO listing_attributes (tenant_id, name, type, options, required)
             VALUES (${tenantId}, ${fields.name}, ${fields.type}, ${JSON.stringify(fields.options)}::jsonb,
                     ${fields.required})
             ON CONFLICT DO NOTHING
-            RETURNING *`.pipe(Effect.map((rows) => Option.fromNullable(rows[0])))
+            RETURNING *`.pipe(firstAttribute)
         ),
 
       update: (id: number, fields: AttributeFields) =>
         db.query((tenantId) =>
-          sql<AttributeRow>`
+          sql`
             UPDATE listing_attributes SET name = ${fields.name}, type = ${fields.type},
                    options = ${JSON.stringify(fields.options)}::jsonb, required = ${fields.required}, updated_at = now()
             WHERE tenant_id = ${tenantId} AND id = ${id}
-            RETURNING *`.pipe(Effect.map(written), Effect.catchIf(isUniqueViolation, taken))
+            RETURNING *`.pipe(firstAttribute, Effect.map(written), Effect.catchIf(isUniqueViolation, taken))
         ),
 
       delete: (id: number) =>
         db.query((tenantId) =>
-          sql<AttributeRow>`DELETE FROM listing_attributes WHERE tenant_id = ${tenantId} AND id = ${id} RETURNING *`
-            .pipe(Effect.map((rows) => Option.fromNullable(rows[0])))
+          sql`DELETE FROM listing_attributes WHERE tenant_id = ${tenantId} AND id = ${id} RETURNING *`
+            .pipe(firstAttribute)
         )
     } as const
   })

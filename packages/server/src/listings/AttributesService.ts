@@ -3,21 +3,17 @@ import {
   type AttributeDeleted,
   type AttributeId,
   type CreateAttribute,
+  DomainEvents,
+  type ListingAttribute,
   NotFound,
   type UpdateAttribute,
   ValidationFailed
 } from "@timebank/domain"
 import { Array as Arr, Effect, Option } from "effect"
-import { requireTenantAdmin, TenantAdmin } from "../identity/Policy.js"
 import { Outbox } from "../platform/Outbox.js"
+import { requireTenantAdmin, TenantAdmin } from "../platform/Policy.js"
 import { TenantSql } from "../platform/TenantSql.js"
-import {
-  type AttributeFields,
-  AttributeRepo,
-  type AttributeRow,
-  type AttributeWrite,
-  toAttribute
-} from "./AttributeRepo.js"
+import { type AttributeFields, AttributeRepo, type AttributeWrite } from "./AttributeRepo.js"
 import { optionIssues } from "./AttributeValues.js"
 import { ListingRepo } from "./ListingRepo.js"
 
@@ -26,7 +22,7 @@ const nameTaken = () => new AlreadyExists({ message: "An attribute with this nam
 const found = <A>(row: Option.Option<A>) =>
   Option.match(row, { onNone: () => Effect.fail(NotFound.of("Attribute")), onSome: Effect.succeed })
 
-const written = (outcome: AttributeWrite): Effect.Effect<AttributeRow, AlreadyExists | NotFound> =>
+const written = (outcome: AttributeWrite): Effect.Effect<ListingAttribute, AlreadyExists | NotFound> =>
   outcome._tag === "Written"
     ? Effect.succeed(outcome.row)
     : outcome._tag === "Taken"
@@ -47,7 +43,7 @@ export class AttributesService extends Effect.Service<AttributesService>()("Attr
     const listings = yield* ListingRepo
     const outbox = yield* Outbox
 
-    const list = repo.list.pipe(Effect.map((rows) => rows.map(toAttribute)), Effect.withSpan("Attributes.list"))
+    const list = repo.list.pipe(Effect.withSpan("Attributes.list"))
 
     const adminList = requireTenantAdmin(Effect.zipRight(TenantAdmin, list)).pipe(
       Effect.withSpan("Attributes.adminList")
@@ -67,14 +63,16 @@ export class AttributesService extends Effect.Service<AttributesService>()("Attr
           repo.insert(fields),
           Option.match({ onNone: () => Effect.fail(nameTaken()), onSome: Effect.succeed })
         )
-        yield* outbox.append("AttributeCreated", {
-          attribute_id: Number(row.id),
-          name: row.name,
-          created_by: admin.userId
-        })
+        yield* outbox.append(
+          new DomainEvents.AttributeCreated({
+            attribute_id: row.id,
+            name: row.name,
+            created_by: admin.userId
+          })
+        )
         return row
       }))
-      return toAttribute(row)
+      return row
     }, requireTenantAdmin)
 
     /**
@@ -96,7 +94,7 @@ export class AttributesService extends Effect.Service<AttributesService>()("Attr
       const changed = (Object.keys(fields) as Array<keyof AttributeFields>).filter((k) =>
         k === "options" ? fields.options.join("\u0000") !== current.options.join("\u0000") : fields[k] !== current[k]
       )
-      if (changed.length === 0) return toAttribute(current)
+      if (changed.length === 0) return current
       const key = String(id)
       const row = yield* db.transaction(Effect.gen(function*() {
         const row = yield* Effect.flatMap(repo.update(id, fields), written)
@@ -105,15 +103,17 @@ export class AttributesService extends Effect.Service<AttributesService>()("Attr
           : type === "select" && changed.includes("options")
           ? yield* listings.dropAttributeValues(key, fields.options)
           : 0
-        yield* outbox.append("AttributeUpdated", {
-          attribute_id: id,
-          fields: changed,
-          dropped_values: dropped,
-          updated_by: admin.userId
-        })
+        yield* outbox.append(
+          new DomainEvents.AttributeUpdated({
+            attribute_id: id,
+            fields: changed,
+            dropped_values: dropped,
+            updated_by: admin.userId
+          })
+        )
         return row
       }))
-      return toAttribute(row)
+      return row
     }, requireTenantAdmin)
 
     const remove = Effect.fn("Attributes.delete")(function*(id: AttributeId) {
@@ -121,11 +121,13 @@ export class AttributesService extends Effect.Service<AttributesService>()("Attr
       yield* db.transaction(Effect.gen(function*() {
         yield* found(yield* repo.delete(id))
         const dropped = yield* listings.dropAttributeValues(String(id))
-        yield* outbox.append("AttributeDeleted", {
-          attribute_id: id,
-          dropped_values: dropped,
-          deleted_by: admin.userId
-        })
+        yield* outbox.append(
+          new DomainEvents.AttributeDeleted({
+            attribute_id: id,
+            dropped_values: dropped,
+            deleted_by: admin.userId
+          })
+        )
       }))
       return { id, deleted: true as const } satisfies AttributeDeleted
     }, requireTenantAdmin)

@@ -1,18 +1,20 @@
 import {
   AlreadyExists,
+  type Category,
   type CategoryDeleted,
   type CategoryId,
   type CategoryType,
   type CreateCategory,
+  DomainEvents,
   NotFound,
   type UpdateCategory
 } from "@timebank/domain"
 import { Effect, Option } from "effect"
-import { requireTenantAdmin, TenantAdmin } from "../identity/Policy.js"
 import { Outbox } from "../platform/Outbox.js"
+import { requireTenantAdmin, TenantAdmin } from "../platform/Policy.js"
 import { slugify, uniqueSlug } from "../platform/Slug.js"
 import { TenantSql } from "../platform/TenantSql.js"
-import { type CategoryFields, CategoryRepo, type CategoryRow, type CategoryWrite, toCategory } from "./CategoryRepo.js"
+import { type CategoryFields, CategoryRepo, type CategoryWrite } from "./CategoryRepo.js"
 import { ListingRepo } from "./ListingRepo.js"
 
 /** Spec "Limits": slug collision retries, 3 attempts. */
@@ -39,7 +41,7 @@ export class CategoriesService extends Effect.Service<CategoriesService>()("Cate
      */
     const writeWithSlug = <E, R>(
       fields: Omit<CategoryFields, "slug">,
-      write: (fields: CategoryFields) => Effect.Effect<Option.Option<CategoryRow>, E, R>,
+      write: (fields: CategoryFields) => Effect.Effect<Option.Option<Category>, E, R>,
       except?: number
     ) =>
       Effect.gen(function*() {
@@ -54,7 +56,7 @@ export class CategoriesService extends Effect.Service<CategoriesService>()("Cate
       })
 
     /** The row written, None when a unique index refused it; a category gone meanwhile is 404. */
-    const writtenRow = (outcome: CategoryWrite): Effect.Effect<Option.Option<CategoryRow>, NotFound> =>
+    const writtenRow = (outcome: CategoryWrite): Effect.Effect<Option.Option<Category>, NotFound> =>
       outcome._tag === "Written"
         ? Effect.succeed(Option.some(outcome.row))
         : outcome._tag === "Taken"
@@ -62,12 +64,12 @@ export class CategoriesService extends Effect.Service<CategoriesService>()("Cate
         : Effect.fail(NotFound.of("Category"))
 
     const list = Effect.fn("Categories.list")(function*(type: CategoryType | undefined) {
-      return (yield* repo.list(type)).map(toCategory)
+      return yield* repo.list(type)
     })
 
     const adminList = Effect.fn("Categories.adminList")(function*(type: CategoryType | undefined) {
       yield* TenantAdmin
-      return (yield* repo.list(type)).map(toCategory)
+      return yield* repo.list(type)
     }, requireTenantAdmin)
 
     const create = Effect.fn("Categories.create")(function*(input: CreateCategory) {
@@ -77,17 +79,19 @@ export class CategoriesService extends Effect.Service<CategoriesService>()("Cate
         db.transaction(Effect.gen(function*() {
           const row = yield* repo.insert(f)
           if (Option.isSome(row)) {
-            yield* outbox.append("CategoryCreated", {
-              category_id: Number(row.value.id),
-              type: row.value.type,
-              name: row.value.name,
-              slug: row.value.slug,
-              created_by: admin.userId
-            })
+            yield* outbox.append(
+              new DomainEvents.CategoryCreated({
+                category_id: row.value.id,
+                type: row.value.type,
+                name: row.value.name,
+                slug: row.value.slug,
+                created_by: admin.userId
+              })
+            )
           }
           return row
         })))
-      return toCategory(row)
+      return row
     }, requireTenantAdmin)
 
     const update = Effect.fn("Categories.update")(function*(id: CategoryId, patch: UpdateCategory) {
@@ -99,7 +103,7 @@ export class CategoriesService extends Effect.Service<CategoriesService>()("Cate
         color: patch.color === undefined ? current.color : patch.color?.toLowerCase() ?? null
       }
       const changed = (Object.keys(fields) as Array<keyof typeof fields>).filter((k) => fields[k] !== current[k])
-      if (changed.length === 0) return toCategory(current)
+      if (changed.length === 0) return current
       const leavesListings = current.type === "listing" && fields.type !== "listing"
       const write = (f: CategoryFields) =>
         db.transaction(Effect.gen(function*() {
@@ -107,13 +111,15 @@ export class CategoriesService extends Effect.Service<CategoriesService>()("Cate
           if (Option.isNone(row)) return row
           // A listing's category must be a listing category: the listings that had it lose it.
           const unassigned = leavesListings ? yield* listings.unassignCategory(id) : []
-          yield* outbox.append("CategoryUpdated", {
-            category_id: id,
-            fields: changed,
-            type: row.value.type,
-            unassigned_listing_ids: unassigned,
-            updated_by: admin.userId
-          })
+          yield* outbox.append(
+            new DomainEvents.CategoryUpdated({
+              category_id: id,
+              fields: changed,
+              type: row.value.type,
+              unassigned_listing_ids: unassigned,
+              updated_by: admin.userId
+            })
+          )
           return row
         }))
       const row = fields.name === current.name && fields.type === current.type
@@ -125,7 +131,7 @@ export class CategoriesService extends Effect.Service<CategoriesService>()("Cate
           })
         )
         : yield* writeWithSlug(fields, write, id)
-      return toCategory(row)
+      return row
     }, requireTenantAdmin)
 
     const remove = Effect.fn("Categories.delete")(function*(id: CategoryId) {
@@ -134,12 +140,14 @@ export class CategoriesService extends Effect.Service<CategoriesService>()("Cate
         const current = yield* found(yield* repo.findById(id))
         const unassigned = yield* listings.unassignCategory(id)
         yield* found(yield* repo.delete(id))
-        yield* outbox.append("CategoryDeleted", {
-          category_id: id,
-          type: current.type,
-          unassigned_listing_ids: unassigned,
-          deleted_by: admin.userId
-        })
+        yield* outbox.append(
+          new DomainEvents.CategoryDeleted({
+            category_id: id,
+            type: current.type,
+            unassigned_listing_ids: unassigned,
+            deleted_by: admin.userId
+          })
+        )
         return { id, deleted: true as const, unassigned_listings: unassigned.length } satisfies CategoryDeleted
       }))
     }, requireTenantAdmin)

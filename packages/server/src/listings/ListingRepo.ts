@@ -1,24 +1,32 @@
-import type { AttributeValues, ListingStatus, ListingType } from "@timebank/domain"
-import { Effect, Option } from "effect"
-import { likePattern } from "../platform/SqlErrors.js"
+import { AttributeValues, ListingId, ListingStatus, ListingType, UserId } from "@timebank/domain"
+import { Effect, Schema } from "effect"
+import { definedOnly, likePattern } from "../platform/SqlErrors.js"
+import { DbDate, DbInt, DbNumeric, decodeFirst, decodeRows, decodeSingle } from "../platform/SqlRows.js"
 import { TenantSql } from "../platform/TenantSql.js"
 
-/** A row of `listings`. */
-export interface ListingRow {
-  readonly id: string
-  readonly tenant_id: string
-  readonly user_id: string
-  readonly type: ListingType
-  readonly title: string
-  readonly description: string
-  readonly category_id: string | null
-  readonly hours_estimate: string | null
-  readonly location: string | null
-  readonly attributes: AttributeValues
-  readonly status: ListingStatus
-  readonly created_at: Date
-  readonly updated_at: Date
-}
+/** A row of `listings` (live ones: the repo never hands out deleted rows). */
+export const ListingRow = Schema.Struct({
+  id: Schema.compose(DbInt, ListingId),
+  user_id: Schema.compose(DbInt, UserId),
+  type: ListingType,
+  title: Schema.String,
+  description: Schema.String,
+  category_id: Schema.NullOr(DbInt),
+  hours_estimate: Schema.NullOr(DbNumeric),
+  location: Schema.NullOr(Schema.String),
+  attributes: AttributeValues,
+  status: ListingStatus,
+  created_at: DbDate,
+  updated_at: DbDate
+})
+export type ListingRow = typeof ListingRow.Type
+
+const firstListing = decodeFirst(ListingRow)
+const allListings = decodeRows(ListingRow)
+const count = decodeSingle(Schema.Struct({ n: DbInt }))
+const StatusCount = Schema.Struct({ status: ListingStatus, n: DbInt, oldest: Schema.NullOr(DbDate) })
+const statusCounts = decodeRows(StatusCount)
+const unassigned = decodeRows(Schema.Struct({ id: DbInt, deleted_at: Schema.NullOr(DbDate) }))
 
 export interface ListingFilters {
   readonly type?: ListingType | undefined
@@ -72,7 +80,6 @@ export class ListingRepo extends Effect.Service<ListingRepo>()("ListingRepo", {
   effect: Effect.gen(function*() {
     const db = yield* TenantSql
     const { sql } = db
-    const first = (rows: ReadonlyArray<ListingRow>) => Option.fromNullable(rows[0])
 
     const filterConditions = (tenantId: number, f: ListingFilters) => {
       const conditions = [sql`tenant_id = ${tenantId}`, sql`deleted_at IS NULL`]
@@ -89,13 +96,11 @@ export class ListingRepo extends Effect.Service<ListingRepo>()("ListingRepo", {
     const offsetPage = (where: ReturnType<typeof sql.and>, order: "newest" | "oldest", page: number, perPage: number) =>
       Effect.all({
         rows: order === "newest"
-          ? sql<ListingRow>`SELECT * FROM listings WHERE ${where}
-              ORDER BY id DESC LIMIT ${perPage} OFFSET ${(page - 1) * perPage}`
-          : sql<ListingRow>`SELECT * FROM listings WHERE ${where}
-              ORDER BY id LIMIT ${perPage} OFFSET ${(page - 1) * perPage}`,
-        total: sql<{ n: number }>`SELECT count(*)::int AS n FROM listings WHERE ${where}`.pipe(
-          Effect.map((rows) => rows[0]?.n ?? 0)
-        )
+          ? sql`SELECT * FROM listings WHERE ${where}
+              ORDER BY id DESC LIMIT ${perPage} OFFSET ${(page - 1) * perPage}`.pipe(allListings)
+          : sql`SELECT * FROM listings WHERE ${where}
+              ORDER BY id LIMIT ${perPage} OFFSET ${(page - 1) * perPage}`.pipe(allListings),
+        total: sql`SELECT count(*)::int AS n FROM listings WHERE ${where}`.pipe(count, Effect.map((row) => row.n))
       }, { concurrency: 2 })
 
     return {
@@ -104,8 +109,8 @@ export class ListingRepo extends Effect.Service<ListingRepo>()("ListingRepo", {
         db.query((tenantId) => {
           const conditions = [...filterConditions(tenantId, q), sql`status = 'active'`]
           if (q.before !== undefined) conditions.push(sql`id < ${q.before}`)
-          return sql<ListingRow>`SELECT * FROM listings WHERE ${sql.and(conditions)}
-            ORDER BY id DESC LIMIT ${q.limit}`
+          return sql`SELECT * FROM listings WHERE ${sql.and(conditions)}
+            ORDER BY id DESC LIMIT ${q.limit}`.pipe(allListings)
         }),
 
       /** Every status, newest first, with the total for offset paging. */
@@ -129,75 +134,74 @@ export class ListingRepo extends Effect.Service<ListingRepo>()("ListingRepo", {
 
       /** Counts per status and the creation time of the oldest pending listing. */
       stats: db.query((tenantId) =>
-        sql<{ status: ListingStatus; n: number; oldest: Date | null }>`
+        sql`
           SELECT status, count(*)::int AS n, min(created_at) AS oldest FROM listings
           WHERE tenant_id = ${tenantId} AND deleted_at IS NULL
-          GROUP BY status`
+          GROUP BY status`.pipe(statusCounts)
       ),
 
       findById: (id: number) =>
         db.query((tenantId) =>
-          sql<ListingRow>`SELECT * FROM listings WHERE tenant_id = ${tenantId} AND id = ${id} AND deleted_at IS NULL`
-            .pipe(Effect.map(first))
+          sql`SELECT * FROM listings WHERE tenant_id = ${tenantId} AND id = ${id} AND deleted_at IS NULL`
+            .pipe(firstListing)
         ),
 
       insert: (l: ListingInsert) =>
         db.query((tenantId) =>
-          sql<ListingRow>`
+          sql`
             INSERT INTO listings (tenant_id, user_id, type, title, description, category_id, hours_estimate, location,
                                   attributes, status)
             VALUES (${tenantId}, ${l.userId}, ${l.type}, ${l.title}, ${l.description}, ${l.categoryId},
                     ${l.hoursEstimate}, ${l.location}, ${JSON.stringify(l.attributes)}::jsonb, ${l.status})
-            RETURNING *`.pipe(Effect.map((rows) => rows[0]!))
+            RETURNING *`.pipe(decodeSingle(ListingRow))
         ),
 
       update: (id: number, patch: ListingPatch) =>
         db.query((tenantId) => {
           const { attributes, ...columns } = patch
-          const set: Record<string, unknown> = Object.fromEntries(
-            Object.entries(columns).filter(([, v]) => v !== undefined)
-          )
+          const set = definedOnly(columns)
           const attributesSet = attributes === undefined
             ? sql``
             : sql`, attributes = ${JSON.stringify(attributes)}::jsonb`
-          return sql<ListingRow>`
+          return sql`
             UPDATE listings SET ${sql.update({ ...set, updated_at: new Date() })} ${attributesSet}
             WHERE tenant_id = ${tenantId} AND id = ${id} AND deleted_at IS NULL
-            RETURNING *`.pipe(Effect.map(first))
+            RETURNING *`.pipe(firstListing)
         }),
 
       softDelete: (id: number) =>
         db.query((tenantId) =>
-          sql<ListingRow>`
+          sql`
             UPDATE listings SET deleted_at = now(), updated_at = now()
             WHERE tenant_id = ${tenantId} AND id = ${id} AND deleted_at IS NULL
-            RETURNING *`.pipe(Effect.map(first))
+            RETURNING *`.pipe(firstListing)
         ),
 
       /** Pending → active in one statement, so two moderators approving at once make one change. */
       approve: (id: number) =>
         db.query((tenantId) =>
-          sql<ListingRow>`
+          sql`
             UPDATE listings SET status = 'active', updated_at = now()
             WHERE tenant_id = ${tenantId} AND id = ${id} AND deleted_at IS NULL AND status = 'pending'
-            RETURNING *`.pipe(Effect.map(first))
+            RETURNING *`.pipe(firstListing)
         ),
 
       /** Listings (deleted ones included) lose the category; returns the ids of the live ones that had it. */
       unassignCategory: (categoryId: number) =>
         db.query((tenantId) =>
-          sql<{ id: string; deleted_at: Date | null }>`
+          sql`
             UPDATE listings SET category_id = NULL, updated_at = now()
             WHERE tenant_id = ${tenantId} AND category_id = ${categoryId}
             RETURNING id, deleted_at`.pipe(
-            Effect.map((rows) => rows.filter((r) => r.deleted_at === null).map((r) => Number(r.id)))
+            unassigned,
+            Effect.map((rows) => rows.filter((r) => r.deleted_at === null).map((r) => r.id))
           )
         ),
 
       /** Removes attribute `key`'s value from every listing that has one (all of them, or those not in `keep`). */
       dropAttributeValues: (key: string, keep?: ReadonlyArray<string>) =>
         db.query((tenantId) =>
-          sql<{ id: string }>`
+          sql`
             UPDATE listings SET attributes = attributes - ${key}, updated_at = now()
             WHERE tenant_id = ${tenantId} AND attributes ? ${key}
               ${keep === undefined ? sql`` : sql`AND NOT (attributes -> ${key} <@ ${JSON.stringify(keep)}::jsonb)`}

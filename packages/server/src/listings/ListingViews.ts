@@ -1,12 +1,12 @@
-import { Listing, type ListingId, type UserId, type UserSummary } from "@timebank/domain"
+import { Listing, type UserId, type UserSummary } from "@timebank/domain"
 import { DateTime, Effect } from "effect"
 import { UserSummaries } from "../identity/UserSummaries.js"
 import { CategoryRepo, toCategorySummary } from "./CategoryRepo.js"
 import type { ListingRow } from "./ListingRepo.js"
 
 /** Shown for an owner the users table no longer answers for (it keeps erased users, so this should not happen). */
-const unknownOwner = (id: number): UserSummary => ({
-  id: id as UserId,
+const unknownOwner = (id: UserId): UserSummary => ({
+  id,
   first_name: "Deleted",
   last_name: "User",
   avatar_url: null
@@ -25,25 +25,24 @@ export class ListingViews extends Effect.Service<ListingViews>()("ListingViews",
     const many = (rows: ReadonlyArray<ListingRow>) =>
       Effect.gen(function*() {
         const { owners, cats } = yield* Effect.all({
-          owners: users.byIds(rows.map((r) => Number(r.user_id))),
-          cats: categories.byIds(rows.flatMap((r) => (r.category_id === null ? [] : [Number(r.category_id)])))
+          owners: users.byIds(rows.map((r) => r.user_id)),
+          cats: categories.byIds(rows.flatMap((r) => (r.category_id === null ? [] : [r.category_id])))
         }, { concurrency: 2 })
         return rows.map((row) => {
-          const userId = Number(row.user_id)
-          const category = row.category_id === null ? undefined : cats.get(Number(row.category_id))
+          const category = row.category_id === null ? undefined : cats.get(row.category_id)
           return Listing.make({
-            id: Number(row.id) as ListingId,
+            id: row.id,
             type: row.type,
             title: row.title,
             description: row.description,
             status: row.status,
-            hours_estimate: row.hours_estimate === null ? null : Number(row.hours_estimate),
+            hours_estimate: row.hours_estimate,
             location: row.location,
-            category_id: category === undefined ? null : toCategorySummary(category).id,
+            category_id: category === undefined ? null : category.id,
             category: category === undefined ? null : toCategorySummary(category),
             attributes: row.attributes,
-            user_id: userId as UserId,
-            user: owners.get(userId) ?? unknownOwner(userId),
+            user_id: row.user_id,
+            user: owners.get(row.user_id) ?? unknownOwner(row.user_id),
             created_at: DateTime.unsafeFromDate(row.created_at),
             updated_at: DateTime.unsafeFromDate(row.updated_at)
           })

@@ -4,6 +4,7 @@ import {
   type CreateListing,
   CurrentTenant,
   CurrentUser,
+  DomainEvents,
   type ListingDeleted,
   type ListingId,
   type ListListingsParams,
@@ -13,12 +14,11 @@ import {
   type ValidationIssue
 } from "@timebank/domain"
 import { Array as Arr, Effect, Option } from "effect"
-import { CommunityMember } from "../identity/Policy.js"
-import { requireFeature } from "../platform/FeatureGate.js"
 import { Outbox } from "../platform/Outbox.js"
 import { idCursorPage } from "../platform/Paging.js"
+import { CommunityMember } from "../platform/Policy.js"
 import { TenantSql } from "../platform/TenantSql.js"
-import { AttributeRepo, toDefinition } from "./AttributeRepo.js"
+import { AttributeRepo } from "./AttributeRepo.js"
 import { checkAttributeValues } from "./AttributeValues.js"
 import { CategoryRepo } from "./CategoryRepo.js"
 import { type ListingPatch, ListingRepo, type ListingRow } from "./ListingRepo.js"
@@ -28,18 +28,17 @@ import { ListingViews } from "./ListingViews.js"
 /** Spec "Limits": directory `per_page` default 20 (max 50, in the contract). */
 export const DEFAULT_LISTINGS_PER_PAGE = 20
 
-const gate = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.zipRight(requireFeature("listings"), effect)
-
 export const listingNotFound = () => NotFound.of("Listing")
 
-/** The outbox payload of a deleted listing (member and admin deletes alike). */
-export const listingDeletedEvent = (row: ListingRow, deletedBy: number) => ({
-  listing_id: Number(row.id),
-  user_id: Number(row.user_id),
-  type: row.type,
-  status: row.status,
-  deleted_by: deletedBy
-})
+/** The domain event of a deleted listing (member and admin deletes alike). */
+export const listingDeletedEvent = (row: ListingRow, deletedBy: number) =>
+  new DomainEvents.ListingDeleted({
+    listing_id: row.id,
+    user_id: row.user_id,
+    type: row.type,
+    status: row.status,
+    deleted_by: deletedBy
+  })
 
 /**
  * Checks what a listing refers to: the category (a `listing` category of the tenant) and the attribute values
@@ -65,7 +64,7 @@ export class ListingReferences extends Effect.Service<ListingReferences>()("List
         }
         let checked: AttributeValues | undefined
         if (values !== undefined) {
-          const outcome = checkAttributeValues((yield* attributes.list).map(toDefinition), values)
+          const outcome = checkAttributeValues(yield* attributes.list, values)
           issues.push(...outcome.issues)
           checked = outcome.values
         }
@@ -76,7 +75,7 @@ export class ListingReferences extends Effect.Service<ListingReferences>()("List
   })
 }) {}
 
-/** Offers and requests of members (decisions D6); gated on the `listings` feature. */
+/** Offers and requests of members (decisions D6); the contract gates their routes on the `listings` feature. */
 export class ListingsService extends Effect.Service<ListingsService>()("ListingsService", {
   dependencies: [
     ListingRepo.Default,
@@ -112,11 +111,11 @@ export class ListingsService extends Effect.Service<ListingsService>()("Listings
         search: params.search
       })
       return yield* idCursorPage(rows, perPage, views.many)
-    }, gate)
+    })
 
     const get = Effect.fn("Listings.get")(function*(id: ListingId) {
       return yield* views.one(yield* visible(id))
-    }, gate)
+    })
 
     const create = Effect.fn("Listings.create")(
       function*(input: CreateListing) {
@@ -135,20 +134,21 @@ export class ListingsService extends Effect.Service<ListingsService>()("Listings
             attributes: values ?? {},
             status: tenant.settings.listing_moderation ? "pending" : "active"
           })
-          yield* outbox.append("ListingCreated", {
-            listing_id: Number(row.id),
-            user_id: author.userId,
-            type: row.type,
-            title: row.title,
-            status: row.status,
-            category_id: row.category_id === null ? null : Number(row.category_id)
-          })
+          yield* outbox.append(
+            new DomainEvents.ListingCreated({
+              listing_id: row.id,
+              user_id: author.userId,
+              type: row.type,
+              title: row.title,
+              status: row.status,
+              category_id: row.category_id
+            })
+          )
           return row
         }))
         return yield* views.one(row)
       },
-      requireListingAuthor,
-      gate
+      requireListingAuthor
     )
 
     const applyUpdate = (row: ListingRow, patch: UpdateListing) =>
@@ -168,19 +168,21 @@ export class ListingsService extends Effect.Service<ListingsService>()("Listings
         if (fields.length === 0) return yield* views.one(row)
         const updated = yield* db.transaction(Effect.gen(function*() {
           const updated = yield* Effect.flatMap(
-            repo.update(Number(row.id), changes),
+            repo.update(row.id, changes),
             Option.match({
               onNone: () => Effect.fail(listingNotFound()),
               onSome: Effect.succeed
             })
           )
-          yield* outbox.append("ListingUpdated", {
-            listing_id: Number(updated.id),
-            user_id: Number(updated.user_id),
-            fields,
-            status: updated.status,
-            updated_by: editor.userId
-          })
+          yield* outbox.append(
+            new DomainEvents.ListingUpdated({
+              listing_id: updated.id,
+              user_id: updated.user_id,
+              fields,
+              status: updated.status,
+              updated_by: editor.userId
+            })
+          )
           return updated
         }))
         return yield* views.one(updated)
@@ -189,28 +191,28 @@ export class ListingsService extends Effect.Service<ListingsService>()("Listings
     const update = Effect.fn("Listings.update")(function*(id: ListingId, patch: UpdateListing) {
       const row = yield* visible(id)
       return yield* requireListingEditor(row)(applyUpdate(row, patch))
-    }, gate)
+    })
 
     const softDelete = (row: ListingRow) =>
       Effect.gen(function*() {
         const editor = yield* ListingEditor
         yield* db.transaction(Effect.gen(function*() {
           yield* Effect.flatMap(
-            repo.softDelete(Number(row.id)),
+            repo.softDelete(row.id),
             Option.match({
               onNone: () => Effect.fail(listingNotFound()),
               onSome: Effect.succeed
             })
           )
-          yield* outbox.append("ListingDeleted", listingDeletedEvent(row, editor.userId))
+          yield* outbox.append(listingDeletedEvent(row, editor.userId))
         }))
-        return { id: Number(row.id) as ListingId, deleted: true as const } satisfies ListingDeleted
+        return { id: row.id, deleted: true as const } satisfies ListingDeleted
       })
 
     const remove = Effect.fn("Listings.delete")(function*(id: ListingId) {
       const row = yield* visible(id)
       return yield* requireListingEditor(row)(softDelete(row))
-    }, gate)
+    })
 
     /** Whether a listing of this community exists (any status, not deleted): other features may refer to it. */
     const exists = (id: number) => Effect.map(repo.findById(id), Option.isSome)

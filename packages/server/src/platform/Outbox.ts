@@ -1,53 +1,69 @@
 import { SqlClient } from "@effect/sql"
-import { CurrentTenant } from "@timebank/domain"
-import { Effect } from "effect"
+import { CurrentTenant, DomainEvent } from "@timebank/domain"
+import { Effect, Schema } from "effect"
+import { pgArray } from "./SqlArrays.js"
 import { dieOnSqlError } from "./TenantSql.js"
 
-/** A domain event as a subscriber receives it. */
-export interface OutboxEvent {
-  readonly id: number
-  readonly tenantId: number | null
-  readonly type: string
-  readonly payload: unknown
-  readonly createdAt: Date
+const encodeEvent = Schema.encodeSync(DomainEvent)
+
+/** The row of an event: `event_type` is the tag, `payload` the encoded event without its tag (JSON text). */
+export const outboxRow = (event: DomainEvent) => {
+  const { _tag, ...payload } = encodeEvent(event)
+  return { type: _tag, payload: JSON.stringify(payload) }
 }
 
 /**
  * Writes domain events into the outbox table. Call it inside the transaction of the change that raises the event:
- * the event exists exactly when the change committed. Delivery happens later (OutboxPublisher).
+ * the event exists exactly when the change committed. Delivery happens later (OutboxPublisher). Only members of
+ * the `DomainEvent` union are accepted; each is encoded by its schema.
  */
 export class Outbox extends Effect.Service<Outbox>()("Outbox", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const insert = (tenantId: number | null, type: string, payload: object) =>
-      sql`INSERT INTO outbox_events (tenant_id, event_type, payload)
-          VALUES (${tenantId}, ${type}, ${JSON.stringify(payload)}::jsonb)`.pipe(
+    const insertOne = (tenantId: number | null, event: DomainEvent) =>
+      Effect.suspend(() => {
+        const row = outboxRow(event)
+        return sql`INSERT INTO outbox_events (tenant_id, event_type, payload)
+          VALUES (${tenantId}, ${row.type}, ${row.payload}::jsonb)`
+      }).pipe(
         Effect.asVoid,
         dieOnSqlError,
-        Effect.withSpan("Outbox.append", { attributes: { type } })
+        Effect.withSpan("Outbox.append", { attributes: { type: event._tag } })
       )
+
+    // One statement for a whole batch (the ledger records a TransactionCompleted per move of a group commit).
+    const insertMany = (tenantId: number | null, events: ReadonlyArray<DomainEvent>) =>
+      Effect.suspend(() => {
+        const rows = events.map(outboxRow)
+        return sql`INSERT INTO outbox_events (tenant_id, event_type, payload)
+          SELECT ${tenantId}, e.type, e.payload::jsonb
+          FROM unnest(${pgArray(rows.map((r) => r.type))}::text[], ${pgArray(rows.map((r) => r.payload))}::text[])
+               WITH ORDINALITY AS e(type, payload, n)
+          ORDER BY e.n`
+      }).pipe(
+        Effect.asVoid,
+        dieOnSqlError,
+        Effect.withSpan("Outbox.appendAll", { attributes: { count: events.length } })
+      )
+
+    const appendAllFor = (tenantId: number | null, events: ReadonlyArray<DomainEvent>) =>
+      events.length === 0
+        ? Effect.void
+        : events.length === 1
+        ? insertOne(tenantId, events[0]!)
+        : insertMany(tenantId, events)
 
     return {
       /** Records an event of the current tenant. */
-      append: (type: string, payload: object) => Effect.flatMap(CurrentTenant, (t) => insert(t.id, type, payload)),
+      append: (event: DomainEvent) => Effect.flatMap(CurrentTenant, (t) => insertOne(t.id, event)),
       /** Records several events of the current tenant in one statement, in the order given. */
-      appendAll: (events: ReadonlyArray<{ readonly type: string; readonly payload: object }>) =>
-        events.length === 0 ?
-          Effect.void :
-          Effect.flatMap(CurrentTenant, (t) =>
-            sql`INSERT INTO outbox_events (tenant_id, event_type, payload)
-              SELECT ${t.id}, e.type, e.payload::jsonb
-              FROM unnest(${events.map((e) => e.type) as unknown as string}::text[],
-                          ${events.map((e) => JSON.stringify(e.payload)) as unknown as string}::text[])
-                   WITH ORDINALITY AS e(type, payload, n)
-              ORDER BY e.n`.pipe(
-              Effect.asVoid,
-              dieOnSqlError,
-              Effect.withSpan("Outbox.appendAll", { attributes: { count: events.length } })
-            )),
-      /** Records a platform event that belongs to no tenant (or to one named explicitly, e.g. at creation). */
-      appendFor: (tenantId: number | null, type: string, payload: object) => insert(tenantId, type, payload)
+      appendAll: (events: ReadonlyArray<DomainEvent>) =>
+        events.length === 0 ? Effect.void : Effect.flatMap(CurrentTenant, (t) => appendAllFor(t.id, events)),
+      /** Records an event of a community named explicitly (e.g. at its creation), or of none (`null`). */
+      appendFor: (tenantId: number | null, event: DomainEvent) => insertOne(tenantId, event),
+      /** Records several events of a community named explicitly in one statement, in the order given. */
+      appendAllFor
     } as const
   })
 }) {}

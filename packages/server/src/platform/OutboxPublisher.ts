@@ -1,18 +1,30 @@
 import { Singleton } from "@effect/cluster"
 import { SqlClient } from "@effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
-import { Cause, Duration, Effect, Layer, Schedule } from "effect"
+import { DomainEvent, type DomainEventOf, type DomainEventTag } from "@timebank/domain"
+import { Cause, Duration, Effect, Either, Layer, ParseResult, Schedule, Schema } from "effect"
 import { AppConfig } from "./AppConfig.js"
-import type { OutboxEvent } from "./Outbox.js"
+import { openCursor } from "./OutboxCursor.js"
+import { pgArray } from "./SqlArrays.js"
+import { DbDate, DbInt, decodeRows } from "./SqlRows.js"
 import { dieOnSqlError } from "./TenantSql.js"
 
+/** What a subscriber learns about an event besides the event itself. */
+export interface OutboxMeta {
+  /** The outbox row's id: with the subscriber's name, a key for recording what was handled. */
+  readonly id: number
+  readonly tenantId: number | null
+  readonly createdAt: Date
+}
+
 /**
- * A consumer of domain events. It must be idempotent: delivery is at least once (a crash between handling an
- * event and recording the cursor hands the event over again).
+ * A consumer of domain events. It names the tags it handles and receives only those, decoded; the events of
+ * other tags move its cursor without reaching it. It must be idempotent: delivery is at least once (a crash between
+ * handling an event and saving the cursor hands the event over again).
  */
-export interface OutboxSubscriber<R = never> {
+export interface OutboxSubscriber<K extends DomainEventTag, R = never> {
   readonly name: string
-  readonly handle: (event: OutboxEvent) => Effect.Effect<void, unknown, R>
+  readonly tags: ReadonlyArray<K>
+  readonly handle: (event: DomainEventOf<K>, meta: OutboxMeta) => Effect.Effect<void, unknown, R>
 }
 
 export interface PublisherOptions {
@@ -39,74 +51,87 @@ export const retryPolicy = (options: Pick<PublisherOptions, "maxAttempts" | "ret
     Schedule.intersect(Schedule.recurs(options.maxAttempts - 1))
   )
 
-interface Cursor {
-  readonly txId: string
-  readonly eventId: number
+/** `payload` is read only for the subscriber's own tags (null otherwise): the rest only move its cursor. */
+const OutboxRow = Schema.Struct({
+  id: DbInt,
+  tx_id: Schema.String,
+  tenant_id: Schema.NullOr(DbInt),
+  event_type: Schema.String,
+  payload: Schema.Unknown,
+  created_at: DbDate
+})
+type OutboxRow = typeof OutboxRow.Type
+
+/** Each member of the union by tag: a row is decoded by its own event's schema, for a focused parse error. */
+const memberByTag = new Map<string, Schema.Schema<DomainEvent, unknown>>(
+  DomainEvent.members.map((member) => [member._tag, member as unknown as Schema.Schema<DomainEvent, unknown>])
+)
+
+/** Turns a row back into its event: the tag from `event_type`, the fields from `payload`. */
+export const decodeOutboxRow = (
+  row: Pick<OutboxRow, "event_type" | "payload">
+): Either.Either<DomainEvent, string> => {
+  const member = memberByTag.get(row.event_type)
+  if (member === undefined) return Either.left(`unknown event type ${JSON.stringify(row.event_type)}`)
+  if (typeof row.payload !== "object" || row.payload === null || Array.isArray(row.payload)) {
+    return Either.left(`payload is not an object: ${JSON.stringify(row.payload)}`)
+  }
+  return Either.mapLeft(
+    Schema.decodeUnknownEither(member)({ ...row.payload, _tag: row.event_type }),
+    (error) => ParseResult.TreeFormatter.formatErrorSync(error)
+  )
 }
 
-interface EventRow {
-  readonly id: string
-  readonly tx_id: string
-  readonly tenant_id: string | null
-  readonly event_type: string
-  readonly payload: unknown
-  readonly created_at: Date
-}
+const isKnownTag = (type: string) => memberByTag.has(type)
 
 /**
- * Hands every committed outbox event, in commit order, to one subscriber, retrying each event with backoff before
- * moving on. Runs until interrupted. Each subscriber keeps its own cursor, so one failing subscriber delays only
- * itself.
+ * Hands every committed outbox event of the subscriber's tags, in commit order, to the subscriber, retrying each
+ * event with backoff before moving on. Runs until interrupted. Each subscriber keeps its own cursor and its own
+ * retries, so one failing subscriber delays only itself. A row that does not decode (an unknown type, a payload that
+ * does not match its event) is a defect: logged, parked in `outbox_dead_letters` (reason `undecodable`) and
+ * passed over.
  */
-export const runSubscriber = <R>(
-  subscriber: OutboxSubscriber<R>,
+export const runSubscriber = <K extends DomainEventTag, R>(
+  subscriber: OutboxSubscriber<K, R>,
   options: PublisherOptions = defaultPublisherOptions
 ) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-
-    yield* sql`INSERT INTO outbox_cursors (subscriber) VALUES (${subscriber.name}) ON CONFLICT DO NOTHING`
-    const [saved] = yield* sql<{ tx_id: string; event_id: string }>`
-      SELECT tx_id::text AS tx_id, event_id FROM outbox_cursors WHERE subscriber = ${subscriber.name}`
-    // The cursor moves in memory after every delivered event and is saved once per batch (and when the publisher
-    // stops), not once per event: a durable write per event could not keep up with a busy ledger. A crash
-    // between saves hands at most one batch over again, which idempotent subscribers absorb.
-    let cursor: Cursor = { txId: saved!.tx_id, eventId: Number(saved!.event_id) }
-    let stored: Cursor = cursor
+    const cursor = yield* openCursor(subscriber.name)
+    const tags: ReadonlySet<string> = new Set(subscriber.tags)
+    const tagList = pgArray([...tags])
 
     // Only rows whose writing transactions precede every transaction still running: nothing can commit later
     // with a smaller (tx_id, id), so the cursor never skips an event.
     const nextBatch = () =>
-      sql<EventRow>`
-      SELECT id, tx_id::text AS tx_id, tenant_id, event_type, payload, created_at
+      sql`
+      SELECT id, tx_id::text AS tx_id, tenant_id, event_type,
+             CASE WHEN event_type = ANY(${tagList}::text[]) THEN payload END AS payload, created_at
       FROM outbox_events
-      WHERE (tx_id, id) > (${cursor.txId}::xid8, ${cursor.eventId})
+      WHERE (tx_id, id) > (${cursor.position.txId}::xid8, ${cursor.position.eventId})
         AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
       ORDER BY tx_id, id
-      LIMIT ${options.batchSize}`
+      LIMIT ${options.batchSize}`.pipe(decodeRows(OutboxRow))
 
-    const saveCursor = Effect.suspend((): Effect.Effect<void, SqlError> => {
-      const current = cursor
-      if (current === stored) return Effect.void
-      return sql`UPDATE outbox_cursors SET tx_id = ${current.txId}::xid8, event_id = ${current.eventId}, updated_at = now()
-          WHERE subscriber = ${subscriber.name}`.pipe(
-        Effect.tap(() => {
-          stored = current
-        }),
-        Effect.asVoid
+    const setAside = (row: OutboxRow, attempts: number, reason: "failed" | "undecodable", error: string) =>
+      sql`INSERT INTO outbox_dead_letters (subscriber, event_id, attempts, last_error, reason)
+          VALUES (${subscriber.name}, ${row.id}, ${attempts}, ${error}, ${reason})
+          ON CONFLICT DO NOTHING`.pipe(Effect.asVoid)
+
+    const park = (row: OutboxRow, error: string) =>
+      setAside(row, 0, "undecodable", error).pipe(
+        Effect.zipRight(Effect.logError(`outbox event does not decode; parked: ${error}`)),
+        Effect.annotateLogs({ subscriber: subscriber.name, event_id: row.id, event_type: row.event_type })
       )
-    })
 
-    const deadLetter = (row: EventRow, cause: Cause.Cause<unknown>) =>
-      sql`INSERT INTO outbox_dead_letters (subscriber, event_id, attempts, last_error)
-          VALUES (${subscriber.name}, ${row.id}, ${options.maxAttempts}, ${Cause.pretty(cause)})
-          ON CONFLICT DO NOTHING`.pipe(
+    const deadLetter = (row: OutboxRow, cause: Cause.Cause<unknown>) =>
+      setAside(row, options.maxAttempts, "failed", Cause.pretty(cause)).pipe(
         Effect.zipRight(Effect.logError("outbox event set aside after repeated failures", cause)),
         Effect.annotateLogs({ subscriber: subscriber.name, event_id: row.id, event_type: row.event_type })
       )
 
-    const deliver = (row: EventRow) =>
-      subscriber.handle(toEvent(row)).pipe(
+    const deliver = (row: OutboxRow, event: DomainEventOf<K>) =>
+      subscriber.handle(event, { id: row.id, tenantId: row.tenant_id, createdAt: row.created_at }).pipe(
         Effect.sandbox,
         Effect.tapError((cause) =>
           Effect.logWarning("outbox subscriber failed; will retry", cause).pipe(
@@ -120,13 +145,24 @@ export const runSubscriber = <R>(
         })
       )
 
+    const handleRow = (row: OutboxRow) => {
+      if (!tags.has(row.event_type)) {
+        return isKnownTag(row.event_type) ? Effect.void : park(row, `unknown event type ${row.event_type}`)
+      }
+      return Either.match(decodeOutboxRow(row), {
+        onLeft: (error) => park(row, error),
+        // The tag is one of the subscriber's, so the event is one of DomainEventOf<K>.
+        onRight: (event) => deliver(row, event as DomainEventOf<K>)
+      })
+    }
+
     const step = Effect.gen(function*() {
       const rows = yield* nextBatch()
       for (const row of rows) {
-        yield* deliver(row)
-        cursor = { txId: row.tx_id, eventId: Number(row.id) }
+        yield* handleRow(row)
+        cursor.moveTo({ txId: row.tx_id, eventId: row.id })
       }
-      yield* saveCursor
+      yield* cursor.save
       return rows.length
     })
 
@@ -140,23 +176,15 @@ export const runSubscriber = <R>(
       ),
       Effect.forever,
       // Stopping (shutdown, singleton moving to another runner) keeps the progress made since the last save.
-      Effect.ensuring(Effect.ignore(saveCursor))
+      Effect.ensuring(Effect.ignore(cursor.save))
     )
   }).pipe(dieOnSqlError, Effect.annotateLogs({ subscriber: subscriber.name }))
-
-const toEvent = (row: EventRow): OutboxEvent => ({
-  id: Number(row.id),
-  tenantId: row.tenant_id === null ? null : Number(row.tenant_id),
-  type: row.event_type,
-  payload: row.payload,
-  createdAt: row.created_at
-})
 
 /**
  * Runs a subscriber as a cluster singleton: exactly one runner delivers its events, and delivery moves to another
  * runner when that one stops.
  */
-export const subscriberLayer = <R>(subscriber: OutboxSubscriber<R>) =>
+export const subscriberLayer = <K extends DomainEventTag, R>(subscriber: OutboxSubscriber<K, R>) =>
   Layer.unwrapEffect(Effect.gen(function*() {
     const config = yield* AppConfig
     return Singleton.make(

@@ -5,11 +5,11 @@ import { Effect } from "effect"
  * A cursor page of rows read in id order (one more than `perPage`, to know whether more follow), the cursor being
  * the last id, with the page's rows turned into views by ONE call (so related data loads once per page).
  */
-export const idCursorPage = <Row extends { readonly id: string }, View, E, R>(
+export const idCursorPage = <Row extends { readonly id: number }, View, E, R>(
   rows: ReadonlyArray<Row>,
   perPage: number,
   views: (rows: ReadonlyArray<Row>) => Effect.Effect<ReadonlyArray<View>, E, R>
 ): Effect.Effect<{ readonly data: ReadonlyArray<View>; readonly meta: CursorMeta }, E, R> => {
-  const page = cursorPage(rows, perPage, (last) => encodeCursor(Number(last.id)))
+  const page = cursorPage(rows, perPage, (last) => encodeCursor(last.id))
   return Effect.map(views(page.data), (data) => ({ data, meta: page.meta }))
 }

@@ -1,4 +1,4 @@
-import { Effect, Option, Schema } from "effect"
+import { Effect, Option, ParseResult, Schema } from "effect"
 
 /**
  * Column schemas for rows as the pg driver hands them over, and the decoders repositories read through. A row that
@@ -6,11 +6,32 @@ import { Effect, Option, Schema } from "effect"
  * travels on half-typed.
  */
 
+const INTEGER = /^-?\d+$/
+const DECIMAL = /^-?\d+(\.\d+)?$/
+
+/**
+ * A column the driver hands over as a number or as a decimal string, decoded in one step (a Union of two schemas
+ * tried one after the other cost twice as much on every row of every list).
+ */
+const numberColumn = (name: string, pattern: RegExp, accept: (n: number) => boolean) =>
+  Schema.transformOrFail(Schema.Unknown, Schema.Number, {
+    strict: true,
+    decode: (input, _, ast) => {
+      const n = typeof input === "number"
+        ? input
+        : typeof input === "string" && pattern.test(input)
+        ? Number(input)
+        : NaN
+      return accept(n) ? ParseResult.succeed(n) : ParseResult.fail(new ParseResult.Type(ast, input, `not ${name}`))
+    },
+    encode: ParseResult.succeed
+  })
+
 /** An integer column: `integer` arrives as a number, `bigint` (ids, counts) as a decimal string. */
-export const DbInt = Schema.Union(Schema.Int, Schema.compose(Schema.NumberFromString, Schema.Int))
+export const DbInt = numberColumn("an integer column", INTEGER, Number.isSafeInteger)
 
 /** A `numeric` column (credits, hours): a decimal string from the driver, a number once decoded. */
-export const DbNumeric = Schema.Union(Schema.Number, Schema.NumberFromString)
+export const DbNumeric = numberColumn("a numeric column", DECIMAL, Number.isFinite)
 
 /** A `timestamptz` or `date` column, which the driver already turns into a `Date`. */
 export const DbDate = Schema.DateFromSelf

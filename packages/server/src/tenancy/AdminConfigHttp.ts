@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Api, ok } from "@timebank/domain"
 import { Effect } from "effect"
-import { requireTenantAdmin } from "../identity/Policy.js"
+import { requireTenantAdmin } from "../platform/Policy.js"
 import { AdminConfigService } from "./AdminConfigService.js"
 
 export const AdminConfigHttpLive = HttpApiBuilder.group(Api, "adminConfig", (handlers) =>

@@ -6,7 +6,7 @@ import {
   type Tenant
 } from "@timebank/domain"
 import { Effect } from "effect"
-import { TenantAdmin } from "../identity/Policy.js"
+import { TenantAdmin } from "../platform/Policy.js"
 import { TenantService } from "./TenantService.js"
 
 export const adminSettingsOf = (t: Tenant): AdminSettings => ({ ...t.settings, timezone: t.timezone })

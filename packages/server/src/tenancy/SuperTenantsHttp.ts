@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Api, ok } from "@timebank/domain"
 import { Effect } from "effect"
-import { requirePlatformAdmin } from "../identity/Policy.js"
+import { requirePlatformAdmin } from "../platform/Policy.js"
 import { DEFAULT_TENANTS_PER_PAGE, SuperTenantsService } from "./SuperTenantsService.js"
 
 export const SuperTenantsHttpLive = HttpApiBuilder.group(Api, "superTenants", (handlers) =>

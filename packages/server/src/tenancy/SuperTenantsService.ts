@@ -7,16 +7,13 @@ import {
   type Tenant,
   TenantDetails,
   type UpdateTenant,
-  type UserId,
   ValidationFailed
 } from "@timebank/domain"
-import { Effect, Option } from "effect"
-import { hashPassword } from "../identity/Password.js"
-import { PlatformAdmin } from "../identity/Policy.js"
-import { UserAccounts } from "../identity/UserAccounts.js"
-import { PLATFORM_TENANT_SLUG } from "../identity/UserRecord.js"
+import { Effect } from "effect"
+import { PlatformAdmin } from "../platform/Policy.js"
 import { dieOnSqlError } from "../platform/TenantSql.js"
-import { TenantDirectory } from "./TenantDirectory.js"
+import { FirstAdminAccounts } from "./FirstAdminAccounts.js"
+import { PLATFORM_TENANT_SLUG, TenantDirectory } from "./TenantDirectory.js"
 import { TenantRepo } from "./TenantRepo.js"
 import { TenantService } from "./TenantService.js"
 
@@ -41,42 +38,30 @@ export const toDetails = (t: Tenant): TenantDetails =>
  * `requirePlatformAdmin` provides.
  */
 export class SuperTenantsService extends Effect.Service<SuperTenantsService>()("SuperTenantsService", {
-  dependencies: [TenantService.Default, TenantRepo.Default, TenantDirectory.Default, UserAccounts.Default],
+  dependencies: [TenantService.Default, TenantRepo.Default, TenantDirectory.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const tenants = yield* TenantService
     const repo = yield* TenantRepo
     const directory = yield* TenantDirectory
-    const accounts = yield* UserAccounts
+    const admins = yield* FirstAdminAccounts
 
     /** A community and its first admin, in one transaction: there is never a tenant nobody can administer. */
     const create = Effect.fn("SuperTenants.create")(function*(input: CreateTenantWithAdmin) {
       yield* PlatformAdmin
       const { admin, ...fields } = input
       // Hashing takes ~100 ms; done before the transaction so it holds no connection meanwhile.
-      const passwordHash = yield* hashPassword(admin.password)
+      const writeAdmin = yield* admins.prepare(admin)
       const { tenant, user } = yield* sql.withTransaction(Effect.gen(function*() {
         const tenant = yield* tenants.create(fields)
-        const user = yield* accounts.insertActive({
-          email: admin.email,
-          passwordHash,
-          firstName: admin.first_name,
-          lastName: admin.last_name,
-          role: "admin"
-        }).pipe(
-          Effect.provideService(CurrentTenant, tenant),
-          Effect.flatMap(Option.match({
-            onNone: () => Effect.dieMessage("a tenant created in this transaction already has users"),
-            onSome: Effect.succeed
-          }))
-        )
+        const user = yield* writeAdmin.pipe(Effect.provideService(CurrentTenant, tenant))
         return { tenant, user }
       })).pipe(dieOnSqlError)
       // TenantService cleared the cache inside our transaction; a lookup since then may have cached "no tenant".
       yield* directory.invalidate
       return CreatedTenant.make({
         ...toDetails(tenant),
-        admin: { id: Number(user.id) as UserId, email: user.email }
+        admin: { id: user.id, email: user.email }
       })
     })
 

@@ -4,6 +4,9 @@ import { AppConfig } from "../platform/AppConfig.js"
 import { TenantRepo } from "./TenantRepo.js"
 import { type TenantRef, tenantRefOf } from "./TenantResolution.js"
 
+/** The tenant of the platform's own super-admins (migration 0001 creates it). */
+export const PLATFORM_TENANT_SLUG = "platform"
+
 /** How long a resolved tenant is reused before it is read again; bounds how stale a suspension can be. */
 const TENANT_TTL = Duration.seconds(5)
 
@@ -65,6 +68,12 @@ export class TenantDirectory extends Effect.Service<TenantDirectory>()("TenantDi
         return tenant.value
       }).pipe(Effect.withSpan("TenantDirectory.resolve"))
 
-    return { resolve, find, invalidate: cache.invalidateAll } as const
+    /**
+     * A tenant by id, read fresh (not from the request cache): work outside a request (subscribers, reminder
+     * delivery) must see a suspension or a settings change at once.
+     */
+    const findById = (id: number): Effect.Effect<Option.Option<Tenant>> => repo.findById(id)
+
+    return { resolve, find, findById, invalidate: cache.invalidateAll } as const
   })
 }) {}

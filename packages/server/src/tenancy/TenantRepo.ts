@@ -1,36 +1,28 @@
 import { SqlClient } from "@effect/sql"
-import { Tenant, TenantSettings } from "@timebank/domain"
-import { DateTime, Effect, Option, Schema } from "effect"
+import { Features, Tenant, TenantId, TenantSettings, TenantStatus } from "@timebank/domain"
+import { Effect, Option, Schema } from "effect"
+import { DbInt, decodeFirst, decodeRows, decodeSingle } from "../platform/SqlRows.js"
 import { dieOnSqlError } from "../platform/TenantSql.js"
 
-interface TenantRow {
-  readonly id: string
-  readonly slug: string
-  readonly name: string
-  readonly domain: string | null
-  readonly status: "active" | "suspended"
-  readonly timezone: string
-  readonly features: Record<string, boolean>
-  readonly settings: Record<string, unknown>
-  readonly created_at: Date
-  readonly updated_at: Date
-}
+/** A row of `tenants`; `settings` gets every default applied as it is decoded. */
+const TenantRow = Schema.Struct({
+  id: Schema.compose(DbInt, TenantId),
+  slug: Schema.String,
+  name: Schema.String,
+  domain: Schema.NullOr(Schema.String),
+  status: TenantStatus,
+  timezone: Schema.String,
+  features: Features,
+  settings: TenantSettings,
+  created_at: Schema.DateTimeUtcFromDate,
+  updated_at: Schema.DateTimeUtcFromDate
+})
 
-const decodeSettings = Schema.decodeUnknownSync(TenantSettings)
-
-const toTenant = (row: TenantRow): Tenant =>
-  Tenant.make({
-    id: Number(row.id) as Tenant["id"],
-    slug: row.slug,
-    name: row.name,
-    domain: row.domain,
-    status: row.status,
-    timezone: row.timezone,
-    features: row.features,
-    settings: decodeSettings(row.settings),
-    created_at: DateTime.unsafeFromDate(row.created_at),
-    updated_at: DateTime.unsafeFromDate(row.updated_at)
-  })
+const firstTenant = <E, R>(rows: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
+  rows.pipe(decodeFirst(TenantRow), Effect.map(Option.map((row) => Tenant.make(row))))
+const allTenants = <E, R>(rows: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
+  rows.pipe(decodeRows(TenantRow), Effect.map((list) => list.map((row) => Tenant.make(row))))
+const count = decodeSingle(Schema.Struct({ n: DbInt }))
 
 export interface TenantInsert {
   readonly slug: string
@@ -47,39 +39,31 @@ export type TenantPatch = Partial<TenantInsert & { readonly status: "active" | "
 export class TenantRepo extends Effect.Service<TenantRepo>()("TenantRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const one = (rows: ReadonlyArray<TenantRow>) => Option.map(Option.fromNullable(rows[0]), toTenant)
 
     return {
-      findById: (id: number) =>
-        sql<TenantRow>`SELECT * FROM tenants WHERE id = ${id}`.pipe(Effect.map(one), dieOnSqlError),
-      findBySlug: (slug: string) =>
-        sql<TenantRow>`SELECT * FROM tenants WHERE slug = ${slug}`.pipe(Effect.map(one), dieOnSqlError),
+      findById: (id: number) => sql`SELECT * FROM tenants WHERE id = ${id}`.pipe(firstTenant, dieOnSqlError),
+      findBySlug: (slug: string) => sql`SELECT * FROM tenants WHERE slug = ${slug}`.pipe(firstTenant, dieOnSqlError),
       findByDomain: (domain: string) =>
-        sql<TenantRow>`SELECT * FROM tenants WHERE lower(domain) = lower(${domain})`.pipe(
-          Effect.map(one),
+        sql`SELECT * FROM tenants WHERE lower(domain) = lower(${domain})`.pipe(
+          firstTenant,
           dieOnSqlError
         ),
-      list: sql<TenantRow>`SELECT * FROM tenants ORDER BY id`.pipe(
-        Effect.map((rows) => rows.map(toTenant)),
-        dieOnSqlError
-      ),
+      list: sql`SELECT * FROM tenants ORDER BY id`.pipe(allTenants, dieOnSqlError),
       /** One page in id order, and how many tenants there are in all. */
       page: (limit: number, offset: number) =>
         Effect.all({
-          tenants: sql<TenantRow>`SELECT * FROM tenants ORDER BY id LIMIT ${limit} OFFSET ${offset}`.pipe(
-            Effect.map((rows) => rows.map(toTenant))
-          ),
-          total: sql<{ n: number }>`SELECT count(*)::int AS n FROM tenants`.pipe(Effect.map((rows) => rows[0]?.n ?? 0))
+          tenants: sql`SELECT * FROM tenants ORDER BY id LIMIT ${limit} OFFSET ${offset}`.pipe(allTenants),
+          total: sql`SELECT count(*)::int AS n FROM tenants`.pipe(count, Effect.map((row) => row.n))
         }).pipe(dieOnSqlError),
       insert: (t: TenantInsert) =>
-        sql<TenantRow>`
+        sql`
           INSERT INTO tenants (slug, name, domain, timezone, features, settings)
           VALUES (${t.slug}, ${t.name}, ${t.domain}, ${t.timezone},
                   ${JSON.stringify(t.features)}::jsonb, ${JSON.stringify(t.settings)}::jsonb)
           ON CONFLICT (slug) DO NOTHING
-          RETURNING *`.pipe(Effect.map(one), dieOnSqlError),
+          RETURNING *`.pipe(firstTenant, dieOnSqlError),
       update: (id: number, patch: TenantPatch) =>
-        sql<TenantRow>`
+        sql`
           UPDATE tenants SET
             name = coalesce(${patch.name ?? null}, name),
             domain = CASE WHEN ${patch.domain !== undefined} THEN ${patch.domain ?? null} ELSE domain END,
@@ -89,11 +73,12 @@ export class TenantRepo extends Effect.Service<TenantRepo>()("TenantRepo", {
             settings = settings || ${JSON.stringify(patch.settings ?? {})}::jsonb,
             updated_at = now()
           WHERE id = ${id}
-          RETURNING *`.pipe(Effect.map(one), dieOnSqlError),
+          RETURNING *`.pipe(firstTenant, dieOnSqlError),
       domainTaken: (domain: string, exceptId: number | null) =>
-        sql<{ n: number }>`SELECT count(*)::int AS n FROM tenants
+        sql`SELECT count(*)::int AS n FROM tenants
           WHERE lower(domain) = lower(${domain}) AND id IS DISTINCT FROM ${exceptId}`.pipe(
-          Effect.map((rows) => (rows[0]?.n ?? 0) > 0),
+          count,
+          Effect.map((row) => row.n > 0),
           dieOnSqlError
         )
     } as const

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import {
   AlreadyExists,
   CreateTenant,
+  DomainEvents,
   NotFound,
   type Tenant,
   TenantPublic,
@@ -47,7 +48,10 @@ export class TenantService extends Effect.Service<TenantService>()("TenantServic
         if (Option.isNone(row)) {
           return yield* new AlreadyExists({ message: `A tenant with slug ${t.slug} exists`, field: "slug" })
         }
-        yield* outbox.appendFor(row.value.id, "TenantCreated", { tenant_id: row.value.id, slug: row.value.slug })
+        yield* outbox.appendFor(
+          row.value.id,
+          new DomainEvents.TenantCreated({ tenant_id: row.value.id, slug: row.value.slug })
+        )
         return row.value
       })).pipe(dieOnSqlError)
       yield* directory.invalidate

@@ -6,6 +6,7 @@ import {
   type AdminOrganisationsParams,
   type AdminOrganisationStatus,
   cursorPage,
+  DomainEvents,
   encodeCursor,
   fromCents,
   offsetMeta,
@@ -14,44 +15,33 @@ import {
   toCents,
   type TransactionId,
   type UpdateOrganisation,
-  type UserId,
-  type UserSummary,
   ValidationFailed,
   VOLUNTEERING_PER_PAGE_DEFAULT,
   type VolunteeringPageParams
 } from "@timebank/domain"
 import { DateTime, Effect, Option } from "effect"
-import { requireTenantAdmin, TenantAdmin } from "../identity/Policy.js"
-import { canSignIn } from "../identity/UserRecord.js"
-import { UserRepo } from "../identity/UserRepo.js"
+import { MemberDirectory } from "../identity/MemberDirectory.js"
 import { UserSummaries } from "../identity/UserSummaries.js"
 import { LedgerService } from "../ledger/LedgerService.js"
-import { requireFeature } from "../platform/FeatureGate.js"
 import { Outbox } from "../platform/Outbox.js"
+import { requireTenantAdmin, TenantAdmin } from "../platform/Policy.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { OrganisationAccess, organisationNotFound } from "./OrganisationPolicy.js"
 import { OrganisationRegistration } from "./OrganisationRegistration.js"
 import { OrganisationRepo, type OrganisationRow } from "./OrganisationRepo.js"
-import { directoryFields, OrganisationViews } from "./OrganisationViews.js"
+import { managedFields, OrganisationViews } from "./OrganisationViews.js"
+import { memberOf } from "./VolunteeringViews.js"
 
 export const DEFAULT_ADMIN_ORGANISATIONS_PER_PAGE = 20
-
-const gate = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.zipRight(requireFeature("volunteering"), effect)
-
-const unknownUser = (id: number): UserSummary => ({
-  id: id as UserId,
-  first_name: "Deleted",
-  last_name: "User",
-  avatar_url: null
-})
 
 const ownerRequired = () =>
   ValidationFailed.field("owner_id", "is required when a platform super-admin creates an organisation")
 const ownerInvalid = () => ValidationFailed.field("owner_id", "is not an active member of this community")
 
 /**
- * Volunteering organisations for community admins (tenant admin or platform super-admin), gated on the
- * `volunteering` feature: every status, stats, balances, members, status changes and wallet corrections.
+ * Volunteering organisations for community admins (tenant admin or platform super-admin), behind the
+ * `volunteering` feature gate of the contract: every status, stats, balances, members, status changes and wallet
+ * corrections.
  * Needs `LedgerService` from the app (the Ledger entity client).
  */
 export class AdminOrganisationsService extends Effect.Service<AdminOrganisationsService>()(
@@ -62,7 +52,7 @@ export class AdminOrganisationsService extends Effect.Service<AdminOrganisations
       OrganisationAccess.Default,
       OrganisationRegistration.Default,
       OrganisationViews.Default,
-      UserRepo.Default,
+      MemberDirectory.Default,
       UserSummaries.Default,
       Outbox.Default,
       TenantSql.Default
@@ -73,14 +63,14 @@ export class AdminOrganisationsService extends Effect.Service<AdminOrganisations
       const access = yield* OrganisationAccess
       const registration = yield* OrganisationRegistration
       const views = yield* OrganisationViews
-      const users = yield* UserRepo
+      const directory = yield* MemberDirectory
       const summaries = yield* UserSummaries
       const ledger = yield* LedgerService
       const outbox = yield* Outbox
 
       /** Admin views of a page: owners, aggregates, balances and member counts, one query each, side by side. */
       const many = (rows: ReadonlyArray<OrganisationRow>) => {
-        const ids = rows.map((r) => Number(r.id))
+        const ids = rows.map((r) => r.id)
         return Effect.map(
           Effect.all({
             related: views.related(rows),
@@ -90,15 +80,11 @@ export class AdminOrganisationsService extends Effect.Service<AdminOrganisations
           ({ balances, members, related }) =>
             rows.map((row) => {
               const { owner, stats } = related(row)
-              const id = Number(row.id)
               return AdminOrganisation.make({
-                ...directoryFields(row, owner, stats),
-                review_count: stats.review_count,
-                slug: row.slug,
-                status: row.status,
-                balance: fromCents(balances.get(id) ?? 0),
+                ...managedFields(row, owner, stats),
+                balance: fromCents(balances.get(row.id) ?? 0),
                 auto_pay_enabled: row.auto_pay_enabled,
-                member_count: members.get(id) ?? 0,
+                member_count: members.get(row.id) ?? 0,
                 updated_at: DateTime.unsafeFromDate(row.updated_at)
               })
             })
@@ -114,8 +100,7 @@ export class AdminOrganisationsService extends Effect.Service<AdminOrganisations
           const { rows, total } = yield* repo.listAll({ page, perPage, status: params.status, search: params.search })
           return { data: yield* many(rows), meta: offsetMeta(page, perPage, total) }
         },
-        requireTenantAdmin,
-        gate
+        requireTenantAdmin
       )
 
       /** The owner of an admin-created organisation: the given active member, else the calling admin. */
@@ -126,8 +111,8 @@ export class AdminOrganisationsService extends Effect.Service<AdminOrganisations
             if (admin.tenantId !== admin.actingTenantId) return yield* ownerRequired()
             return admin.userId as number
           }
-          const row = yield* users.findById(ownerId)
-          if (Option.isNone(row) || !canSignIn(row.value)) return yield* ownerInvalid()
+          const owner = yield* directory.find(ownerId)
+          if (Option.isNone(owner) || !owner.value.canSignIn) return yield* ownerInvalid()
           return ownerId
         })
 
@@ -138,8 +123,7 @@ export class AdminOrganisationsService extends Effect.Service<AdminOrganisations
           const ownerId = yield* ownerOf(admin, owner_id)
           return yield* one(yield* registration.create({ ...fields, ownerId, status: "active" }, admin.userId))
         },
-        requireTenantAdmin,
-        gate
+        requireTenantAdmin
       )
 
       const update = Effect.fn("AdminOrganisations.update")(
@@ -148,8 +132,7 @@ export class AdminOrganisationsService extends Effect.Service<AdminOrganisations
           const row = yield* access.find(id)
           return yield* one(yield* registration.update(row, patch, admin.userId))
         },
-        requireTenantAdmin,
-        gate
+        requireTenantAdmin
       )
 
       /** `active` or `suspended` from any status; the outbox hears of real changes only. */
@@ -164,19 +147,20 @@ export class AdminOrganisationsService extends Effect.Service<AdminOrganisations
             if (Option.isNone(changed)) return yield* organisationNotFound()
             const { previous_status, ...row } = changed.value
             if (previous_status !== status) {
-              yield* outbox.append("OrganisationStatusChanged", {
-                organisation_id: id,
-                from: previous_status,
-                to: status,
-                changed_by: admin.userId
-              })
+              yield* outbox.append(
+                new DomainEvents.OrganisationStatusChanged({
+                  organisation_id: id,
+                  from: previous_status,
+                  to: status,
+                  changed_by: admin.userId
+                })
+              )
             }
             return row
           }))
           return yield* one(row)
         },
-        requireTenantAdmin,
-        gate
+        requireTenantAdmin
       )
 
       const members = Effect.fn("AdminOrganisations.members")(
@@ -189,11 +173,11 @@ export class AdminOrganisationsService extends Effect.Service<AdminOrganisations
           const page = params.page ?? 1
           const perPage = params.per_page ?? DEFAULT_ADMIN_ORGANISATIONS_PER_PAGE
           const { rows, total } = yield* repo.membersPage(id, page, perPage)
-          const people = yield* summaries.byIds(rows.map((r) => Number(r.user_id)))
+          const people = yield* summaries.byIds(rows.map((r) => r.user_id))
           const data = rows.map((r) =>
             AdminOrganisationMember.make({
-              id: Number(r.id),
-              user: people.get(Number(r.user_id)) ?? unknownUser(Number(r.user_id)),
+              id: r.id,
+              user: memberOf(people, r.user_id),
               role: r.role,
               status: r.status,
               joined_at: DateTime.unsafeFromDate(r.created_at)
@@ -201,8 +185,7 @@ export class AdminOrganisationsService extends Effect.Service<AdminOrganisations
           )
           return { data, meta: offsetMeta(page, perPage, total) }
         },
-        requireTenantAdmin,
-        gate
+        requireTenantAdmin
       )
 
       /** Treasury → organisation for a positive amount, back for a negative one; never below 0 (422). */
@@ -220,8 +203,7 @@ export class AdminOrganisationsService extends Effect.Service<AdminOrganisations
             transaction_id: posted.transactionId as TransactionId
           } satisfies OrganisationWalletAdjusted
         },
-        requireTenantAdmin,
-        gate
+        requireTenantAdmin
       )
 
       const walletTransactions = Effect.fn("AdminOrganisations.walletTransactions")(
@@ -235,8 +217,7 @@ export class AdminOrganisationsService extends Effect.Service<AdminOrganisations
           const rows = yield* ledger.organisationTransactions(id, params.cursor, perPage)
           return cursorPage(rows, perPage, (last) => encodeCursor(last.id))
         },
-        requireTenantAdmin,
-        gate
+        requireTenantAdmin
       )
 
       return { list, create, update, setStatus, members, adjustWallet, walletTransactions } as const

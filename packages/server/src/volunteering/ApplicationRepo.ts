@@ -1,14 +1,32 @@
-import type { ReviewDecision } from "@timebank/domain"
-import { Effect, Option } from "effect"
+import {
+  ApplicationId,
+  ApplicationStatus,
+  OpportunityId,
+  OrganisationId,
+  type ReviewDecision,
+  UserId
+} from "@timebank/domain"
+import { Effect, Schema } from "effect"
+import { DbDate, DbInt, decodeFirst, decodeRows, decodeSingle } from "../platform/SqlRows.js"
 import { TenantSql } from "../platform/TenantSql.js"
-import type { ApplicationRow } from "./VolunteeringViews.js"
+import type { PageQuery } from "./VolunteeringPage.js"
 
-/** A full row of `vol_applications`. */
-export interface ApplicationRecord extends ApplicationRow {
-  readonly tenant_id: string
-  readonly reviewed_by: string | null
-  readonly updated_at: Date
-}
+/** A row of `vol_applications`: the one read shape of an application, for the member's list and the dashboard's. */
+export const ApplicationRow = Schema.Struct({
+  id: Schema.compose(DbInt, ApplicationId),
+  opportunity_id: Schema.compose(DbInt, OpportunityId),
+  organisation_id: Schema.compose(DbInt, OrganisationId),
+  user_id: Schema.compose(DbInt, UserId),
+  message: Schema.NullOr(Schema.String),
+  status: ApplicationStatus,
+  reviewed_at: Schema.NullOr(DbDate),
+  created_at: DbDate
+})
+export type ApplicationRow = typeof ApplicationRow.Type
+
+export const applicationRows = decodeRows(ApplicationRow)
+const firstApplication = decodeFirst(ApplicationRow)
+const found = decodeSingle(Schema.Struct({ found: Schema.Boolean }))
 
 export interface ApplicationInsert {
   readonly opportunityId: number
@@ -23,23 +41,20 @@ export class ApplicationRepo extends Effect.Service<ApplicationRepo>()("Applicat
   effect: Effect.gen(function*() {
     const db = yield* TenantSql
     const { sql } = db
-    const first = (rows: ReadonlyArray<ApplicationRecord>) => Option.fromNullable(rows[0])
 
     return {
       findById: (id: number) =>
         db.query((tenantId) =>
-          sql<ApplicationRecord>`SELECT * FROM vol_applications WHERE tenant_id = ${tenantId} AND id = ${id}`.pipe(
-            Effect.map(first)
-          )
+          sql`SELECT * FROM vol_applications WHERE tenant_id = ${tenantId} AND id = ${id}`.pipe(firstApplication)
         ),
 
       /** The member's application to the opportunity, if any (the unique key `(opportunity_id, user_id)`). */
       findByApplicant: (opportunityId: number, userId: number) =>
         db.query((tenantId) =>
-          sql<ApplicationRecord>`
+          sql`
             SELECT * FROM vol_applications
             WHERE tenant_id = ${tenantId} AND opportunity_id = ${opportunityId} AND user_id = ${userId}`.pipe(
-            Effect.map(first)
+            firstApplication
           )
         ),
 
@@ -49,7 +64,7 @@ export class ApplicationRepo extends Effect.Service<ApplicationRepo>()("Applicat
        */
       insert: (row: ApplicationInsert) =>
         db.query((tenantId) =>
-          sql<ApplicationRecord>`
+          sql`
             INSERT INTO vol_applications ${
             sql.insert({
               tenant_id: tenantId,
@@ -61,7 +76,7 @@ export class ApplicationRepo extends Effect.Service<ApplicationRepo>()("Applicat
             })
           }
             ON CONFLICT (opportunity_id, user_id) DO NOTHING
-            RETURNING *`.pipe(Effect.map(first))
+            RETURNING *`.pipe(firstApplication)
         ),
 
       /**
@@ -70,32 +85,32 @@ export class ApplicationRepo extends Effect.Service<ApplicationRepo>()("Applicat
        */
       decide: (id: number, status: ReviewDecision, reviewedBy: number) =>
         db.query((tenantId) =>
-          sql<ApplicationRecord>`
+          sql`
             UPDATE vol_applications
             SET status = ${status}, reviewed_by = ${reviewedBy}, reviewed_at = now(), updated_at = now()
             WHERE tenant_id = ${tenantId} AND id = ${id} AND status <> ${status}
-            RETURNING *`.pipe(Effect.map(first))
+            RETURNING *`.pipe(firstApplication)
         ),
 
       /** Whether the member has an approved application to the organisation (index `vol_applications_organisation`). */
       hasApproved: (organisationId: number, userId: number) =>
         db.query((tenantId) =>
-          sql<{ found: boolean }>`
+          sql`
             SELECT EXISTS (
               SELECT 1 FROM vol_applications
               WHERE tenant_id = ${tenantId} AND organisation_id = ${organisationId} AND status = 'approved'
                 AND user_id = ${userId}
-            ) AS found`.pipe(Effect.map((rows) => rows[0]?.found === true))
+            ) AS found`.pipe(found, Effect.map((row) => row.found))
         ),
 
-      /** The member's applications, newest first (index `vol_applications_user`); `limit` is page size + 1. */
-      byUser: (userId: number, before: number | undefined, limit: number) =>
+      /** The member's applications, newest first (index `vol_applications_user`). */
+      byUser: (userId: number, page: PageQuery) =>
         db.query((tenantId) =>
-          sql<ApplicationRecord>`
+          sql`
             SELECT * FROM vol_applications
             WHERE tenant_id = ${tenantId} AND user_id = ${userId}
-              ${before === undefined ? sql`` : sql`AND id < ${before}`}
-            ORDER BY id DESC LIMIT ${limit}`
+              ${page.before === undefined ? sql`` : sql`AND id < ${page.before}`}
+            ORDER BY id DESC LIMIT ${page.limit}`.pipe(applicationRows)
         )
     } as const
   })

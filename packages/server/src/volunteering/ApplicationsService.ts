@@ -3,26 +3,22 @@ import {
   type ApplicationId,
   type ApplyToOpportunity,
   CurrentUser,
-  Forbidden,
+  DomainEvents,
   NotFound,
   type OpportunityId,
   type ReviewDecision,
   ValidationFailed,
-  VOLUNTEERING_PER_PAGE_DEFAULT,
   type VolunteeringPageParams
 } from "@timebank/domain"
 import { Effect, Option } from "effect"
-import { CommunityMember, requireCommunityMember } from "../identity/Policy.js"
-import { requireFeature } from "../platform/FeatureGate.js"
 import { Outbox } from "../platform/Outbox.js"
-import { idCursorPage } from "../platform/Paging.js"
+import { CommunityMember, requireCommunityMember } from "../platform/Policy.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { ApplicationRepo } from "./ApplicationRepo.js"
 import { OpportunitiesService } from "./OpportunitiesService.js"
-import { OrganisationAccess, OrganisationManager, requireNotSuspended } from "./OrganisationPolicy.js"
+import { OrganisationAccess, OrganisationManager, requireNotOwn } from "./OrganisationPolicy.js"
+import { volunteeringPage } from "./VolunteeringPage.js"
 import { VolunteeringViews } from "./VolunteeringViews.js"
-
-const gate = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.zipRight(requireFeature("volunteering"), effect)
 
 export const applicationNotFound = () => NotFound.of("Application")
 
@@ -50,11 +46,7 @@ export class ApplicationsService extends Effect.Service<ApplicationsService>()("
     const views = yield* VolunteeringViews
     const outbox = yield* Outbox
 
-    const find = (id: number) =>
-      Effect.flatMap(
-        repo.findById(id),
-        Option.match({ onNone: () => Effect.fail(applicationNotFound()), onSome: Effect.succeed })
-      )
+    const find = (id: number) => repo.findById(id).pipe(Effect.flatten, Effect.orElseFail(applicationNotFound))
 
     const submit = (opportunityId: OpportunityId, input: ApplyToOpportunity) =>
       Effect.gen(function*() {
@@ -72,18 +64,20 @@ export class ApplicationsService extends Effect.Service<ApplicationsService>()("
         const row = yield* db.transaction(Effect.gen(function*() {
           const inserted = yield* repo.insert({
             opportunityId,
-            organisationId: Number(opportunity.organisation_id),
+            organisationId: opportunity.organisation_id,
             userId: applicant.userId,
             message
           })
           // The unique index saw an application our check missed (the same member, a moment earlier).
           if (Option.isNone(inserted)) return yield* alreadyApplied()
-          yield* outbox.append("VolApplicationCreated", {
-            application_id: Number(inserted.value.id),
-            opportunity_id: opportunityId,
-            organisation_id: Number(opportunity.organisation_id),
-            user_id: applicant.userId
-          })
+          yield* outbox.append(
+            new DomainEvents.VolApplicationCreated({
+              application_id: inserted.value.id,
+              opportunity_id: opportunityId,
+              organisation_id: opportunity.organisation_id,
+              user_id: applicant.userId
+            })
+          )
           return inserted.value
         }))
         return yield* views.application(row)
@@ -91,43 +85,40 @@ export class ApplicationsService extends Effect.Service<ApplicationsService>()("
 
     const apply = Effect.fn("Applications.apply")(function*(opportunityId: OpportunityId, input: ApplyToOpportunity) {
       return yield* requireCommunityMember("apply to opportunities")(submit(opportunityId, input))
-    }, gate)
+    })
 
     const review = Effect.fn("Applications.review")(function*(id: ApplicationId, decision: ReviewDecision) {
       const row = yield* find(id)
-      return yield* access.manage(Number(row.organisation_id))(Effect.gen(function*() {
-        const { actor, organisation } = yield* OrganisationManager
-        yield* requireNotSuspended(organisation)
-        if (Number(row.user_id) === actor.userId) {
-          return yield* new Forbidden({ message: "Nobody approves or declines their own application" })
-        }
+      return yield* access.change(row.organisation_id)(Effect.gen(function*() {
+        const { actor } = yield* OrganisationManager
+        yield* requireNotOwn(row.user_id, actor, "application")
         if (row.status === decision) return yield* views.application(row)
         const decided = yield* db.transaction(Effect.gen(function*() {
           const updated = yield* repo.decide(id, decision, actor.userId)
           if (Option.isSome(updated)) {
-            yield* outbox.append("VolApplicationReviewed", {
-              application_id: id,
-              opportunity_id: Number(updated.value.opportunity_id),
-              organisation_id: Number(updated.value.organisation_id),
-              user_id: Number(updated.value.user_id),
-              status: decision,
-              reviewed_by: actor.userId
-            })
+            yield* outbox.append(
+              new DomainEvents.VolApplicationReviewed({
+                application_id: id,
+                opportunity_id: updated.value.opportunity_id,
+                organisation_id: updated.value.organisation_id,
+                user_id: updated.value.user_id,
+                status: decision,
+                reviewed_by: actor.userId
+              })
+            )
           }
           return updated
         }))
         // Nothing changed: another manager made the same decision a moment earlier.
         return yield* views.application(Option.isSome(decided) ? decided.value : yield* find(id))
       }))
-    }, gate)
+    })
 
     /** One statement for the page, then one per relation (members, opportunities). */
     const mine = Effect.fn("Applications.mine")(function*(params: VolunteeringPageParams) {
       const actor = yield* CurrentUser
-      const perPage = params.per_page ?? VOLUNTEERING_PER_PAGE_DEFAULT
-      const rows = yield* repo.byUser(actor.userId, params.cursor, perPage + 1)
-      return yield* idCursorPage(rows, perPage, views.applications)
-    }, gate)
+      return yield* volunteeringPage(params, (page) => repo.byUser(actor.userId, page), views.applications)
+    })
 
     return { apply, review, mine } as const
   })

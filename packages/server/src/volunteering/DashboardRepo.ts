@@ -1,30 +1,29 @@
-import type { ApplicationStatus } from "@timebank/domain"
-import { Effect } from "effect"
+import { type ApplicationStatus, UserId } from "@timebank/domain"
+import { Effect, Schema } from "effect"
+import { DbDate, DbInt, DbNumeric, decodeRows, decodeSingle } from "../platform/SqlRows.js"
 import { TenantSql } from "../platform/TenantSql.js"
-import type { ApplicationRow, HourLogRow } from "./VolunteeringViews.js"
+import { applicationRows } from "./ApplicationRepo.js"
+import { hourLogRows } from "./HourLogRepo.js"
+import type { PageQuery } from "./VolunteeringPage.js"
 
-/** The owner's totals of one organisation, as the database sums them (numerics as text). */
-export interface DashboardTotalsRow {
-  readonly volunteers: number
-  readonly pending_applications: number
-  readonly pending_hours: string
-  readonly approved_hours: string
-  readonly active_opportunities: number
-}
+/** The owner's totals of one organisation. */
+export const DashboardTotalsRow = Schema.Struct({
+  volunteers: DbInt,
+  pending_applications: DbInt,
+  pending_hours: DbNumeric,
+  approved_hours: DbNumeric,
+  active_opportunities: DbInt
+})
+export type DashboardTotalsRow = typeof DashboardTotalsRow.Type
 
 /** One approved volunteer with their totals for the organisation. */
-export interface VolunteerRow {
-  readonly user_id: string
-  readonly first_approved_at: Date
-  readonly application_count: number
-  readonly total_hours: string
-}
-
-/** A cursor page query: rows after `before` (exclusive, newest first), `limit` of them. */
-export interface PageQuery {
-  readonly before?: number | undefined
-  readonly limit: number
-}
+export const VolunteerRow = Schema.Struct({
+  user_id: Schema.compose(DbInt, UserId),
+  first_approved_at: DbDate,
+  application_count: DbInt,
+  total_hours: DbNumeric
+})
+export type VolunteerRow = typeof VolunteerRow.Type
 
 const NO_CURSOR = Number.MAX_SAFE_INTEGER
 
@@ -50,7 +49,7 @@ export class DashboardRepo extends Effect.Service<DashboardRepo>()("DashboardRep
        */
       totals: (organisationId: number) =>
         db.query((tenantId) =>
-          sql<DashboardTotalsRow>`
+          sql`
             SELECT
               (SELECT count(DISTINCT user_id)::int FROM vol_applications
                WHERE tenant_id = ${tenantId} AND organisation_id = ${organisationId} AND status = 'approved')
@@ -64,14 +63,15 @@ export class DashboardRepo extends Effect.Service<DashboardRepo>()("DashboardRep
                 AS approved_hours,
               (SELECT count(*)::int FROM vol_opportunities
                WHERE tenant_id = ${tenantId} AND organisation_id = ${organisationId} AND status = 'open')
-                AS active_opportunities`.pipe(Effect.map((rows) => rows[0]!))
+                AS active_opportunities`.pipe(decodeSingle(DashboardTotalsRow))
         ),
 
       /** Sum of the organisation's hours awaiting review. */
       pendingHours: (organisationId: number) =>
         db.query((tenantId) =>
-          sql<{ total: string }>`SELECT (${pendingHoursOf(tenantId, organisationId)}) AS total`.pipe(
-            Effect.map((rows) => Number(rows[0]?.total ?? 0))
+          sql`SELECT (${pendingHoursOf(tenantId, organisationId)}) AS total`.pipe(
+            decodeSingle(Schema.Struct({ total: DbNumeric })),
+            Effect.map((row) => row.total)
           )
         ),
 
@@ -82,7 +82,7 @@ export class DashboardRepo extends Effect.Service<DashboardRepo>()("DashboardRep
        */
       volunteers: (organisationId: number, q: PageQuery) =>
         db.query((tenantId) =>
-          sql<VolunteerRow>`
+          sql`
             WITH page AS (
               SELECT user_id, min(coalesce(reviewed_at, created_at)) AS first_approved_at
               FROM vol_applications
@@ -102,7 +102,7 @@ export class DashboardRepo extends Effect.Service<DashboardRepo>()("DashboardRep
                  AND h.organisation_id = ${organisationId} AND h.status = 'approved')
                 AS total_hours
             FROM page p
-            ORDER BY p.user_id DESC`
+            ORDER BY p.user_id DESC`.pipe(decodeRows(VolunteerRow))
         ),
 
       /**
@@ -117,19 +117,19 @@ export class DashboardRepo extends Effect.Service<DashboardRepo>()("DashboardRep
             sql`id < ${q.before ?? NO_CURSOR}`
           ]
           if (q.status !== undefined) conditions.push(sql`status = ${q.status}`)
-          return sql<ApplicationRow>`
+          return sql`
             SELECT * FROM vol_applications WHERE ${sql.and(conditions)}
-            ORDER BY id DESC LIMIT ${q.limit}`
+            ORDER BY id DESC LIMIT ${q.limit}`.pipe(applicationRows)
         }),
 
       /** Hours awaiting review, newest first (index `vol_hours_organisation`). */
       pendingHourLogs: (organisationId: number, q: PageQuery) =>
         db.query((tenantId) =>
-          sql<HourLogRow>`
+          sql`
             SELECT * FROM vol_hours
             WHERE tenant_id = ${tenantId} AND organisation_id = ${organisationId} AND status = 'pending'
               AND id < ${q.before ?? NO_CURSOR}
-            ORDER BY id DESC LIMIT ${q.limit}`
+            ORDER BY id DESC LIMIT ${q.limit}`.pipe(hourLogRows)
         )
     } as const
   })

@@ -2,39 +2,29 @@ import {
   type Actor,
   AlreadyReviewed,
   CurrentUser,
-  Forbidden,
+  DomainEvents,
   type HourLogId,
   InsufficientBalance,
-  isVisibleStatus,
   type LogHours,
   NotFound,
   type ReviewDecision,
   toCents,
   ValidationFailed,
   type ValidationIssue,
-  VOLUNTEERING_PER_PAGE_DEFAULT,
   type VolunteeringPageParams
 } from "@timebank/domain"
 import { Array as Arr, Effect, Option } from "effect"
-import { CommunityMember, requireCommunityMember } from "../identity/Policy.js"
 import { LedgerService } from "../ledger/LedgerService.js"
-import { requireFeature } from "../platform/FeatureGate.js"
 import { Outbox } from "../platform/Outbox.js"
-import { idCursorPage } from "../platform/Paging.js"
+import { CommunityMember, requireCommunityMember } from "../platform/Policy.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { ApplicationRepo } from "./ApplicationRepo.js"
-import { type HourLogRecord, HourLogRepo } from "./HourLogRepo.js"
+import { HourLogRepo, type HourLogRow } from "./HourLogRepo.js"
 import { OpportunityRepo } from "./OpportunityRepo.js"
-import {
-  OrganisationAccess,
-  OrganisationManager,
-  organisationNotFound,
-  requireNotSuspended
-} from "./OrganisationPolicy.js"
+import { OrganisationAccess, OrganisationManager, requireNotOwn } from "./OrganisationPolicy.js"
 import type { OrganisationRow } from "./OrganisationRepo.js"
-import { isoDate, VolunteeringViews } from "./VolunteeringViews.js"
-
-const gate = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.zipRight(requireFeature("volunteering"), effect)
+import { volunteeringPage } from "./VolunteeringPage.js"
+import { VolunteeringViews } from "./VolunteeringViews.js"
 
 export const hourLogNotFound = () => NotFound.of("Hour log")
 
@@ -45,7 +35,7 @@ const alreadyReviewed = (status: string) =>
   new AlreadyReviewed({ message: `These hours were already ${status}; a review is final`, field: "status" })
 
 /** A payment the approval owes and has not made yet (auto-pay was on when the hours were approved). */
-const owesPayment = (row: HourLogRecord) =>
+const owesPayment = (row: HourLogRow) =>
   row.status === "approved" && (row.payment_status === "pending" || row.payment_status === "insufficient_balance")
 
 /**
@@ -80,14 +70,10 @@ export class HoursService extends Effect.Service<HoursService>()("HoursService",
     const outbox = yield* Outbox
     const ledger = yield* LedgerService
 
-    const find = (id: number) =>
-      Effect.flatMap(
-        repo.findById(id),
-        Option.match({ onNone: () => Effect.fail(hourLogNotFound()), onSome: Effect.succeed })
-      )
+    const find = (id: number) => repo.findById(id).pipe(Effect.flatten, Effect.orElseFail(hourLogNotFound))
 
     /** The row as it is now when a conditional update matched nothing (another request got there first). */
-    const orCurrent = (id: number) => (row: Option.Option<HourLogRecord>) =>
+    const orCurrent = (id: number) => (row: Option.Option<HourLogRow>) =>
       Option.isSome(row) ? Effect.succeed(row.value) : find(id)
 
     /** What the log refers to, checked together: the opportunity, and the caller's approved application. */
@@ -96,7 +82,7 @@ export class HoursService extends Effect.Service<HoursService>()("HoursService",
         const issues: Array<ValidationIssue> = []
         if (opportunityId !== null) {
           const opportunity = yield* opportunities.findById(opportunityId)
-          if (Option.isNone(opportunity) || Number(opportunity.value.organisation_id) !== organisationId) {
+          if (Option.isNone(opportunity) || opportunity.value.organisation_id !== organisationId) {
             issues.push({ field: "opportunity_id", message: "is not an opportunity of this organisation" })
           }
         }
@@ -112,8 +98,7 @@ export class HoursService extends Effect.Service<HoursService>()("HoursService",
     const record = (input: LogHours) =>
       Effect.gen(function*() {
         const volunteer = yield* CommunityMember
-        const organisation = yield* access.find(input.organisation_id)
-        if (!isVisibleStatus(organisation.status)) return yield* organisationNotFound()
+        yield* access.visible(input.organisation_id)
         const opportunityId = input.opportunity_id ?? null
         yield* checkReferences(input.organisation_id, opportunityId, volunteer.userId)
         const row = yield* db.transaction(Effect.gen(function*() {
@@ -125,14 +110,16 @@ export class HoursService extends Effect.Service<HoursService>()("HoursService",
             hours: input.hours,
             description: input.description
           })
-          yield* outbox.append("VolHoursLogged", {
-            hour_log_id: Number(row.id),
-            organisation_id: input.organisation_id,
-            opportunity_id: opportunityId,
-            user_id: volunteer.userId,
-            date: input.date,
-            hours: input.hours
-          })
+          yield* outbox.append(
+            new DomainEvents.VolHoursLogged({
+              hour_log_id: row.id,
+              organisation_id: input.organisation_id,
+              opportunity_id: opportunityId,
+              user_id: volunteer.userId,
+              date: input.date,
+              hours: input.hours
+            })
+          )
           return row
         }))
         return yield* views.hourLog(row)
@@ -140,29 +127,30 @@ export class HoursService extends Effect.Service<HoursService>()("HoursService",
 
     const log = Effect.fn("Hours.log")(function*(input: LogHours) {
       return yield* requireCommunityMember("log volunteering hours")(record(input))
-    }, gate)
-
-    const reviewedEvent = (row: HourLogRecord, reviewer: Actor) => ({
-      hour_log_id: Number(row.id),
-      organisation_id: Number(row.organisation_id),
-      user_id: Number(row.user_id),
-      hours: Number(row.hours),
-      status: row.status,
-      payment_status: row.payment_status,
-      reviewed_by: reviewer.userId
     })
 
+    const reviewedEvent = (row: HourLogRow, reviewer: Actor) =>
+      new DomainEvents.VolHoursReviewed({
+        hour_log_id: row.id,
+        organisation_id: row.organisation_id,
+        user_id: row.user_id,
+        hours: row.hours,
+        status: row.status,
+        payment_status: row.payment_status,
+        reviewed_by: reviewer.userId
+      })
+
     /** Pays what an approval owes (step 2 and 3 above); a log that owes nothing is returned as it is. */
-    const settlePayment = (row: HourLogRecord, organisation: OrganisationRow) => {
+    const settlePayment = (row: HourLogRow, organisation: OrganisationRow) => {
       if (!owesPayment(row)) return Effect.succeed(row)
-      const id = Number(row.id)
+      const id = row.id
       return ledger.payFromOrganisation({
-        organisationId: Number(row.organisation_id),
-        userId: Number(row.user_id),
-        cents: toCents(Number(row.hours)),
-        description: `Volunteering for ${organisation.name} on ${isoDate(row.date)}`,
+        organisationId: row.organisation_id,
+        userId: row.user_id,
+        cents: toCents(row.hours),
+        description: `Volunteering for ${organisation.name} on ${row.date}`,
         key: autoPayKey(id),
-        createdBy: row.reviewed_by === null ? null : Number(row.reviewed_by)
+        createdBy: row.reviewed_by
       }).pipe(
         Effect.matchEffect({
           onSuccess: (posted) => repo.recordPaid(id, posted.transactionId),
@@ -173,60 +161,55 @@ export class HoursService extends Effect.Service<HoursService>()("HoursService",
       )
     }
 
-    const approve = (row: HourLogRecord, reviewer: Actor, organisation: OrganisationRow) =>
+    const approve = (row: HourLogRow, reviewer: Actor, organisation: OrganisationRow) =>
       Effect.gen(function*() {
         if (row.status === "declined") return yield* alreadyReviewed("declined")
         let current = row
         if (row.status === "pending") {
           const approved = yield* db.transaction(Effect.gen(function*() {
-            const approved = yield* repo.approve(Number(row.id), reviewer.userId, organisation.auto_pay_enabled)
+            const approved = yield* repo.approve(row.id, reviewer.userId, organisation.auto_pay_enabled)
             if (Option.isSome(approved)) {
-              yield* outbox.append("VolHoursReviewed", reviewedEvent(approved.value, reviewer))
+              yield* outbox.append(reviewedEvent(approved.value, reviewer))
             }
             return approved
           }))
-          current = yield* orCurrent(Number(row.id))(approved)
+          current = yield* orCurrent(row.id)(approved)
           if (current.status === "declined") return yield* alreadyReviewed("declined")
         }
         return yield* settlePayment(current, organisation)
       })
 
-    const decline = (row: HourLogRecord, reviewer: Actor) =>
+    const decline = (row: HourLogRow, reviewer: Actor) =>
       Effect.gen(function*() {
         if (row.status === "approved") return yield* alreadyReviewed("approved")
         if (row.status === "declined") return row
         const declined = yield* db.transaction(Effect.gen(function*() {
-          const declined = yield* repo.decline(Number(row.id), reviewer.userId)
-          if (Option.isSome(declined)) yield* outbox.append("VolHoursReviewed", reviewedEvent(declined.value, reviewer))
+          const declined = yield* repo.decline(row.id, reviewer.userId)
+          if (Option.isSome(declined)) yield* outbox.append(reviewedEvent(declined.value, reviewer))
           return declined
         }))
-        const current = yield* orCurrent(Number(row.id))(declined)
+        const current = yield* orCurrent(row.id)(declined)
         if (current.status === "approved") return yield* alreadyReviewed("approved")
         return current
       })
 
     const review = Effect.fn("Hours.review")(function*(id: HourLogId, decision: ReviewDecision) {
       const row = yield* find(id)
-      return yield* access.manage(Number(row.organisation_id))(Effect.gen(function*() {
+      return yield* access.change(row.organisation_id)(Effect.gen(function*() {
         const { actor, organisation } = yield* OrganisationManager
-        yield* requireNotSuspended(organisation)
-        if (Number(row.user_id) === actor.userId) {
-          return yield* new Forbidden({ message: "Nobody approves or declines their own hours" })
-        }
+        yield* requireNotOwn(row.user_id, actor, "hours")
         const current = decision === "approved"
           ? yield* approve(row, actor, organisation)
           : yield* decline(row, actor)
         return yield* views.hourLog(current)
       }))
-    }, gate)
+    })
 
     /** One statement for the page, then one per relation (members, organisations, opportunities). */
     const mine = Effect.fn("Hours.mine")(function*(params: VolunteeringPageParams) {
       const actor = yield* CurrentUser
-      const perPage = params.per_page ?? VOLUNTEERING_PER_PAGE_DEFAULT
-      const rows = yield* repo.byUser(actor.userId, params.cursor, perPage + 1)
-      return yield* idCursorPage(rows, perPage, views.hourLogs)
-    }, gate)
+      return yield* volunteeringPage(params, (page) => repo.byUser(actor.userId, page), views.hourLogs)
+    })
 
     return { log, review, mine } as const
   })

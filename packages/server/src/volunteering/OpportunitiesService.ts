@@ -1,33 +1,30 @@
 import {
   type CreateOpportunity,
+  DomainEvents,
   isVisibleStatus,
   NotFound,
   Opportunity,
   type OpportunityId,
   type OpportunityListParams,
   type OrganisationId,
-  type UpdateOpportunity,
-  VOLUNTEERING_PER_PAGE_DEFAULT
+  type UpdateOpportunity
 } from "@timebank/domain"
-import { DateTime, Effect, Option } from "effect"
-import { requireFeature } from "../platform/FeatureGate.js"
+import { DateTime, Effect } from "effect"
 import { Outbox } from "../platform/Outbox.js"
-import { idCursorPage } from "../platform/Paging.js"
+import { definedOnly } from "../platform/SqlErrors.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { type OpportunityPatch, OpportunityRepo, type OpportunityRow } from "./OpportunityRepo.js"
-import { OrganisationAccess, OrganisationManager, requireActive, requireNotSuspended } from "./OrganisationPolicy.js"
-
-/** Every route of this feature answers 403 `FEATURE_DISABLED` while `volunteering` is off. */
-const gate = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.zipRight(requireFeature("volunteering"), effect)
+import { OrganisationAccess, OrganisationManager, requireActive } from "./OrganisationPolicy.js"
+import { volunteeringPage } from "./VolunteeringPage.js"
 
 export const opportunityNotFound = () => NotFound.of("Opportunity")
 
 /** The API view of an opportunity row (its organisation's name comes with the row). */
 export const toOpportunity = (row: OpportunityRow) =>
   Opportunity.make({
-    id: Number(row.id) as OpportunityId,
-    organisation_id: Number(row.organisation_id) as OrganisationId,
-    organisation: { id: Number(row.organisation_id) as OrganisationId, name: row.organisation_name },
+    id: row.id,
+    organisation_id: row.organisation_id,
+    organisation: { id: row.organisation_id, name: row.organisation_name },
     title: row.title,
     description: row.description,
     location: row.location,
@@ -36,7 +33,7 @@ export const toOpportunity = (row: OpportunityRow) =>
     updated_at: DateTime.unsafeFromDate(row.updated_at)
   })
 
-/** Opportunities of organisations (decisions D7); gated on the `volunteering` feature. */
+/** Opportunities of organisations (decisions D7); the contract gates their routes on the `volunteering` feature. */
 export class OpportunitiesService extends Effect.Service<OpportunitiesService>()("OpportunitiesService", {
   dependencies: [OpportunityRepo.Default, OrganisationAccess.Default, Outbox.Default, TenantSql.Default],
   effect: Effect.gen(function*() {
@@ -46,11 +43,7 @@ export class OpportunitiesService extends Effect.Service<OpportunitiesService>()
     const outbox = yield* Outbox
 
     /** The opportunity of this community, whatever its or its organisation's status, or 404. */
-    const find = (id: number) =>
-      Effect.flatMap(
-        repo.findById(id),
-        Option.match({ onNone: () => Effect.fail(opportunityNotFound()), onSome: Effect.succeed })
-      )
+    const find = (id: number) => repo.findById(id).pipe(Effect.flatten, Effect.orElseFail(opportunityNotFound))
 
     /** An opportunity the public may see: open or closed, of a visible organisation. */
     const visible = (id: number) =>
@@ -61,19 +54,16 @@ export class OpportunitiesService extends Effect.Service<OpportunitiesService>()
 
     /** One query per page: the organisation's name and visibility come from a join. */
     const list = Effect.fn("Opportunities.list")(function*(params: OpportunityListParams) {
-      const perPage = params.per_page ?? VOLUNTEERING_PER_PAGE_DEFAULT
-      const rows = yield* repo.listOpen({
-        before: params.cursor,
-        limit: perPage + 1,
-        organisationId: params.organisation_id,
-        search: params.search
-      })
-      return yield* idCursorPage(rows, perPage, (page) => Effect.succeed(page.map(toOpportunity)))
-    }, gate)
+      return yield* volunteeringPage(
+        params,
+        (page) => repo.listOpen({ ...page, organisationId: params.organisation_id, search: params.search }),
+        (rows) => Effect.succeed(rows.map(toOpportunity))
+      )
+    })
 
     const get = Effect.fn("Opportunities.get")(function*(id: OpportunityId) {
       return toOpportunity(yield* visible(id))
-    }, gate)
+    })
 
     const create = Effect.fn("Opportunities.create")(
       function*(organisationId: OrganisationId, input: CreateOpportunity) {
@@ -89,52 +79,51 @@ export class OpportunitiesService extends Effect.Service<OpportunitiesService>()
               location: input.location ?? null,
               status: input.status ?? "open"
             })
-            yield* outbox.append("VolOpportunityCreated", {
-              opportunity_id: Number(row.id),
-              organisation_id: organisationId,
-              title: row.title,
-              status: row.status,
-              created_by: actor.userId
-            })
+            yield* outbox.append(
+              new DomainEvents.VolOpportunityCreated({
+                opportunity_id: row.id,
+                organisation_id: organisationId,
+                title: row.title,
+                status: row.status,
+                created_by: actor.userId
+              })
+            )
             return row
           }))
           return toOpportunity(row)
         }))
-      },
-      gate
+      }
     )
 
     const update = Effect.fn("Opportunities.update")(function*(id: OpportunityId, patch: UpdateOpportunity) {
       const row = yield* find(id)
-      return yield* access.manage(Number(row.organisation_id))(Effect.gen(function*() {
-        const { actor, organisation } = yield* OrganisationManager
-        yield* requireNotSuspended(organisation)
+      return yield* access.change(row.organisation_id)(Effect.gen(function*() {
+        const { actor } = yield* OrganisationManager
         const changes: OpportunityPatch = {
           title: patch.title,
           description: patch.description,
           location: patch.location,
           status: patch.status
         }
-        const fields = Object.keys(changes).filter((key) => changes[key as keyof OpportunityPatch] !== undefined)
+        const fields = Object.keys(definedOnly(changes))
         if (fields.length === 0) return toOpportunity(row)
         const updated = yield* db.transaction(Effect.gen(function*() {
-          const updated = yield* Effect.flatMap(
-            repo.update(id, changes),
-            Option.match({ onNone: () => Effect.fail(opportunityNotFound()), onSome: Effect.succeed })
+          const updated = yield* repo.update(id, changes).pipe(Effect.flatten, Effect.orElseFail(opportunityNotFound))
+          yield* outbox.append(
+            new DomainEvents.VolOpportunityUpdated({
+              opportunity_id: id,
+              organisation_id: updated.organisation_id,
+              fields,
+              title: updated.title,
+              status: updated.status,
+              updated_by: actor.userId
+            })
           )
-          yield* outbox.append("VolOpportunityUpdated", {
-            opportunity_id: id,
-            organisation_id: Number(updated.organisation_id),
-            fields,
-            title: updated.title,
-            status: updated.status,
-            updated_by: actor.userId
-          })
           return updated
         }))
         return toOpportunity(updated)
       }))
-    }, gate)
+    })
 
     return { find, visible, list, get, create, update } as const
   })

@@ -1,23 +1,34 @@
-import type { OpportunityStatus, OrganisationStatus } from "@timebank/domain"
-import { Effect, Option } from "effect"
-import { likePattern } from "../platform/SqlErrors.js"
+import type { Fragment } from "@effect/sql/Statement"
+import { OpportunityId, OpportunityStatus, OrganisationId, OrganisationStatus } from "@timebank/domain"
+import { Effect, Schema } from "effect"
+import { definedOnly, likePattern } from "../platform/SqlErrors.js"
+import { DbDate, DbInt, decodeFirst, decodeRows, decodeSingle } from "../platform/SqlRows.js"
 import { TenantSql } from "../platform/TenantSql.js"
+import { forUniqueIds, keyedById } from "./UniqueIds.js"
+import type { PageQuery } from "./VolunteeringPage.js"
 
-/** A row of `vol_opportunities` with the name and status of its organisation (one join, no second query). */
-export interface OpportunityRow {
-  readonly id: string
-  readonly tenant_id: string
-  readonly organisation_id: string
-  readonly created_by: string
-  readonly title: string
-  readonly description: string
-  readonly location: string | null
-  readonly status: OpportunityStatus
-  readonly created_at: Date
-  readonly updated_at: Date
-  readonly organisation_name: string
-  readonly organisation_status: OrganisationStatus
-}
+/**
+ * A row of `vol_opportunities` with the name and status of its organisation (one join, no second query): the one
+ * read shape of an opportunity, for the list, the detail and the answers of writes.
+ */
+export const OpportunityRow = Schema.Struct({
+  id: Schema.compose(DbInt, OpportunityId),
+  organisation_id: Schema.compose(DbInt, OrganisationId),
+  title: Schema.String,
+  description: Schema.String,
+  location: Schema.NullOr(Schema.String),
+  status: OpportunityStatus,
+  created_at: DbDate,
+  updated_at: DbDate,
+  organisation_name: Schema.String,
+  organisation_status: OrganisationStatus
+})
+export type OpportunityRow = typeof OpportunityRow.Type
+
+const TitleRow = Schema.Struct({ id: Schema.compose(DbInt, OpportunityId), title: Schema.String })
+
+const opportunities = decodeRows(OpportunityRow)
+const firstOpportunity = decodeFirst(OpportunityRow)
 
 export interface OpportunityInsert {
   readonly organisationId: number
@@ -36,11 +47,7 @@ export interface OpportunityPatch {
   readonly status?: OpportunityStatus | undefined
 }
 
-export interface OpenOpportunityQuery {
-  /** Only opportunities older than this id (the cursor). */
-  readonly before?: number | undefined
-  /** Rows to fetch: one more than the page, to know whether there is more. */
-  readonly limit: number
+export interface OpenOpportunityQuery extends PageQuery {
   readonly organisationId?: number | undefined
   readonly search?: string | undefined
 }
@@ -52,25 +59,35 @@ export class OpportunityRepo extends Effect.Service<OpportunityRepo>()("Opportun
     const db = yield* TenantSql
     const { sql } = db
 
-    /** Completes `o` (a table or CTE of opportunity rows) with its organisation's name and status. */
-    const withOrganisationName = sql`
-      SELECT o.*, org.name AS organisation_name, org.status AS organisation_status
-      FROM o JOIN vol_organisations org ON org.id = o.organisation_id`
-
-    const withOrganisation = (tenantId: number, id: number) =>
-      sql<OpportunityRow>`
+    /** Opportunity rows `o` (the table, or a CTE of written rows) with their organisation's name and status. */
+    const withOrganisation = (rows: Fragment) =>
+      sql`
         SELECT o.*, org.name AS organisation_name, org.status AS organisation_status
-        FROM vol_opportunities o JOIN vol_organisations org ON org.id = o.organisation_id
-        WHERE o.tenant_id = ${tenantId} AND o.id = ${id}`.pipe(Effect.map((rows) => Option.fromNullable(rows[0])))
+        FROM ${rows} o JOIN vol_organisations org ON org.id = o.organisation_id`
 
     return {
       /** Any status, whatever its organisation's status. */
-      findById: (id: number) => db.query((tenantId) => withOrganisation(tenantId, id)),
+      findById: (id: number) =>
+        db.query((tenantId) =>
+          sql`${withOrganisation(sql`vol_opportunities`)} WHERE o.tenant_id = ${tenantId} AND o.id = ${id}`.pipe(
+            firstOpportunity
+          )
+        ),
+
+      /** Titles of opportunities (any status), keyed by id, in one query for a page. */
+      refs: forUniqueIds((ids) =>
+        db.query((tenantId) =>
+          sql`SELECT id, title FROM vol_opportunities WHERE tenant_id = ${tenantId} AND id IN ${sql.in(ids)}`.pipe(
+            decodeRows(TitleRow),
+            Effect.map(keyedById)
+          )
+        )
+      ),
 
       insert: (row: OpportunityInsert) =>
         db.query((tenantId) =>
-          sql<OpportunityRow>`
-            WITH o AS (
+          sql`
+            WITH written AS (
               INSERT INTO vol_opportunities ${
             sql.insert({
               tenant_id: tenantId,
@@ -82,18 +99,17 @@ export class OpportunityRepo extends Effect.Service<OpportunityRepo>()("Opportun
               status: row.status
             })
           } RETURNING *)
-            ${withOrganisationName}`.pipe(Effect.map((rows) => rows[0]!))
+            ${withOrganisation(sql`written`)}`.pipe(decodeSingle(OpportunityRow))
         ),
 
       update: (id: number, patch: OpportunityPatch) =>
-        db.query((tenantId) => {
-          const changes = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined))
-          return sql<OpportunityRow>`
-            WITH o AS (
-              UPDATE vol_opportunities SET ${sql.update({ ...changes, updated_at: new Date() })}
+        db.query((tenantId) =>
+          sql`
+            WITH written AS (
+              UPDATE vol_opportunities SET ${sql.update({ ...definedOnly(patch), updated_at: new Date() })}
               WHERE tenant_id = ${tenantId} AND id = ${id} RETURNING *)
-            ${withOrganisationName}`.pipe(Effect.map((rows) => Option.fromNullable(rows[0])))
-        }),
+            ${withOrganisation(sql`written`)}`.pipe(firstOpportunity)
+        ),
 
       /**
        * Open opportunities of visible (`active`/`approved`) organisations, newest first. Served by
@@ -112,11 +128,10 @@ export class OpportunityRepo extends Effect.Service<OpportunityRepo>()("Opportun
             const pattern = likePattern(q.search)
             conditions.push(sql`(o.title ILIKE ${pattern} OR o.description ILIKE ${pattern})`)
           }
-          return sql<OpportunityRow>`
-            SELECT o.*, org.name AS organisation_name, org.status AS organisation_status
-            FROM vol_opportunities o JOIN vol_organisations org ON org.id = o.organisation_id
+          return sql`
+            ${withOrganisation(sql`vol_opportunities`)}
             WHERE ${sql.and(conditions)}
-            ORDER BY o.id DESC LIMIT ${q.limit}`
+            ORDER BY o.id DESC LIMIT ${q.limit}`.pipe(opportunities)
         })
     } as const
   })

@@ -1,5 +1,8 @@
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
+import { pgArray } from "../platform/SqlArrays.js"
+import { DbInt, DbNumeric, decodeRows } from "../platform/SqlRows.js"
 import { TenantSql } from "../platform/TenantSql.js"
+import { forUniqueIds } from "./UniqueIds.js"
 
 /** The spec's aggregates of one organisation ("Organisation": directory and detail). */
 export interface OrganisationStats {
@@ -22,14 +25,14 @@ export const emptyStats: OrganisationStats = {
 export const roundRating = (mean: number | null): number | null =>
   mean === null ? null : Math.round(mean * 10 + 1e-9) / 10
 
-interface StatsRow {
-  readonly id: string
-  readonly opportunity_count: number
-  readonly volunteer_count: number
-  readonly total_hours: string
-  readonly average_rating: string | null
-  readonly review_count: number
-}
+const statsRows = decodeRows(Schema.Struct({
+  id: DbInt,
+  opportunity_count: DbInt,
+  volunteer_count: DbInt,
+  total_hours: DbNumeric,
+  average_rating: Schema.NullOr(DbNumeric),
+  review_count: DbInt
+}))
 
 /**
  * Aggregates for a page of organisations in ONE query, however long the page: each aggregate is a grouped
@@ -42,14 +45,12 @@ export class OrganisationAggregates extends Effect.Service<OrganisationAggregate
     const db = yield* TenantSql
     const { sql } = db
 
-    const forIds = (ids: ReadonlyArray<number>) => {
-      const unique = [...new Set(ids)]
-      if (unique.length === 0) return Effect.succeed(new Map<number, OrganisationStats>())
+    const forIds = forUniqueIds((ids) => {
       // One array parameter instead of IN lists: the statement text is the same for every page, so PostgreSQL
       // parses and plans one shape, however many ids the page has.
-      const idArray = unique as unknown as string
+      const idArray = pgArray(ids)
       return db.query((tenantId) =>
-        sql<StatsRow>`
+        sql`
           SELECT ids.id,
                  coalesce(op.n, 0)::int AS opportunity_count,
                  coalesce(ap.n, 0)::int AS volunteer_count,
@@ -78,18 +79,16 @@ export class OrganisationAggregates extends Effect.Service<OrganisationAggregate
               AND approved
             GROUP BY target_id
           ) r ON r.target_id = ids.id`.pipe(
+          statsRows,
           Effect.map((rows) =>
-            new Map(rows.map((row): [number, OrganisationStats] => [Number(row.id), {
-              opportunity_count: row.opportunity_count,
-              volunteer_count: row.volunteer_count,
-              total_hours: Number(row.total_hours),
-              average_rating: roundRating(row.average_rating === null ? null : Number(row.average_rating)),
-              review_count: row.review_count
+            new Map(rows.map(({ average_rating, id, ...counts }): [number, OrganisationStats] => [id, {
+              ...counts,
+              average_rating: roundRating(average_rating)
             }]))
           )
         )
-      ).pipe(Effect.withSpan("OrganisationAggregates.forIds", { attributes: { count: unique.length } }))
-    }
+      ).pipe(Effect.withSpan("OrganisationAggregates.forIds", { attributes: { count: ids.length } }))
+    })
 
     return { forIds } as const
   })

@@ -35,6 +35,12 @@ export const requireActive = (organisation: Pick<OrganisationRow, "status">) =>
     ? Effect.void
     : Effect.fail(new Forbidden({ message: `This organisation is ${organisation.status}, not active` }))
 
+/** Nobody approves or declines what they submitted themselves (an application, hours), not even an owner. */
+export const requireNotOwn = (submittedBy: number, actor: Actor, what: string) =>
+  submittedBy === actor.userId
+    ? Effect.fail(new Forbidden({ message: `Nobody approves or declines their own ${what}` }))
+    : Effect.void
+
 /** Site-level `super_admin` or `god` (spec "Authorisation rules" 6). */
 const isSiteSuperAdmin = (actor: Actor) => actor.isSuperAdmin || actor.isGod
 
@@ -49,22 +55,19 @@ export class OrganisationAccess extends Effect.Service<OrganisationAccess>()("Or
     const repo = yield* OrganisationRepo
 
     /** The organisation of this community, any status, or 404. */
-    const find = (id: number) =>
-      Effect.flatMap(
-        repo.findById(id),
-        Option.match({
-          onNone: () => Effect.fail(organisationNotFound()),
-          onSome: Effect.succeed
-        })
-      )
+    const find = (id: number) => repo.findById(id).pipe(Effect.flatten, Effect.orElseFail(organisationNotFound))
+
+    /** An organisation the public may see (`active`, or legacy `approved`); any other is 404. */
+    const visible = (id: number) =>
+      Effect.filterOrFail(find(id), (row) => isVisibleStatus(row.status), organisationNotFound)
 
     const roleOf = (actor: Actor, organisation: OrganisationRow) =>
       Effect.gen(function*() {
-        if (actor.tenantId === actor.actingTenantId && Number(organisation.user_id) === actor.userId) {
+        if (actor.tenantId === actor.actingTenantId && organisation.user_id === actor.userId) {
           return Option.some<MemberRole | null>("owner")
         }
         if (actor.tenantId === actor.actingTenantId) {
-          const membership = yield* repo.membership(Number(organisation.id), actor.userId)
+          const membership = yield* repo.membership(organisation.id, actor.userId)
           if (
             Option.isSome(membership) && membership.value.status === "active" &&
             (membership.value.role === "owner" || membership.value.role === "admin")
@@ -91,6 +94,12 @@ export class OrganisationAccess extends Effect.Service<OrganisationAccess>()("Or
         return yield* Effect.provideService(effect, OrganisationManager, { actor, organisation, role: role.value })
       })
 
-    return { find, manage } as const
+    /** {@link manage} for a change: 403 while the organisation is suspended (its owners may only read). */
+    const change = (id: number) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      manage(id)(
+        Effect.zipRight(Effect.flatMap(OrganisationManager, (m) => requireNotSuspended(m.organisation)), effect)
+      )
+
+    return { find, visible, manage, change } as const
   })
 }) {}

@@ -1,5 +1,6 @@
 import {
   AlreadyExists,
+  DomainEvents,
   type OrganisationStatus,
   type RegisterOrganisation,
   type UpdateOrganisation
@@ -7,6 +8,7 @@ import {
 import { Effect, Random } from "effect"
 import { Outbox } from "../platform/Outbox.js"
 import { slugify } from "../platform/Slug.js"
+import { definedOnly } from "../platform/SqlErrors.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { organisationNotFound } from "./OrganisationPolicy.js"
 import { OrganisationRepo, type OrganisationRow, type OrganisationWrite } from "./OrganisationRepo.js"
@@ -74,14 +76,16 @@ export class OrganisationRegistration extends Effect.Service<OrganisationRegistr
       if (yield* repo.nameTaken(input.name)) return yield* organisationNameTaken()
       return yield* db.transaction(Effect.gen(function*() {
         const row = yield* insertWithSlug(input)
-        yield* repo.addMember(Number(row.id), input.ownerId, "owner", "active")
-        yield* outbox.append("OrganisationRegistered", {
-          organisation_id: Number(row.id),
-          user_id: input.ownerId,
-          name: row.name,
-          status: row.status,
-          created_by: createdBy
-        })
+        yield* repo.addMember(row.id, input.ownerId, "owner", "active")
+        yield* outbox.append(
+          new DomainEvents.OrganisationRegistered({
+            organisation_id: row.id,
+            user_id: input.ownerId,
+            name: row.name,
+            status: row.status,
+            created_by: createdBy
+          })
+        )
         return row
       }))
     })
@@ -92,20 +96,22 @@ export class OrganisationRegistration extends Effect.Service<OrganisationRegistr
       patch: UpdateOrganisation,
       updatedBy: number
     ) {
-      const fields = Object.keys(patch).filter((key) => patch[key as keyof UpdateOrganisation] !== undefined)
+      const fields = Object.keys(definedOnly(patch))
       if (fields.length === 0) return row
-      if (patch.name !== undefined && (yield* repo.nameTaken(patch.name, Number(row.id)))) {
+      if (patch.name !== undefined && (yield* repo.nameTaken(patch.name, row.id))) {
         return yield* organisationNameTaken()
       }
       return yield* db.transaction(Effect.gen(function*() {
-        const outcome = yield* repo.update(Number(row.id), patch)
+        const outcome = yield* repo.update(row.id, patch)
         if (outcome._tag === "NotFound") return yield* organisationNotFound()
         if (outcome._tag !== "Written") return yield* organisationNameTaken()
-        yield* outbox.append("OrganisationUpdated", {
-          organisation_id: Number(row.id),
-          fields,
-          updated_by: updatedBy
-        })
+        yield* outbox.append(
+          new DomainEvents.OrganisationUpdated({
+            organisation_id: row.id,
+            fields,
+            updated_by: updatedBy
+          })
+        )
         return outcome.row
       }))
     })

@@ -1,36 +1,63 @@
 import type { SqlError } from "@effect/sql/SqlError"
-import type { CurrentTenant, MemberRole, MemberStatus, OrganisationStatus } from "@timebank/domain"
-import { Effect, Option } from "effect"
-import { isUniqueViolation, likePattern } from "../platform/SqlErrors.js"
+import type { Fragment } from "@effect/sql/Statement"
+import {
+  type CurrentTenant,
+  MemberRole,
+  MemberStatus,
+  OrganisationId,
+  OrganisationStatus,
+  UserId
+} from "@timebank/domain"
+import { Effect, Option, Schema } from "effect"
+import { definedOnly, isUniqueViolation, likePattern } from "../platform/SqlErrors.js"
+import { DbDate, DbInt, decodeFirst, decodeRows, decodeSingle } from "../platform/SqlRows.js"
 import { TenantSql } from "../platform/TenantSql.js"
+import { forUniqueIds, keyedById } from "./UniqueIds.js"
+import type { PageQuery } from "./VolunteeringPage.js"
 
-/** A row of `vol_organisations`. */
-export interface OrganisationRow {
-  readonly id: string
-  readonly tenant_id: string
-  readonly user_id: string
-  readonly name: string
-  readonly slug: string
-  readonly description: string
-  readonly contact_email: string
-  readonly website: string | null
-  readonly logo_url: string | null
-  readonly location: string | null
-  readonly status: OrganisationStatus
-  readonly auto_pay_enabled: boolean
-  readonly created_at: Date
-  readonly updated_at: Date
-}
+/** A row of `vol_organisations`: the one read shape of an organisation, whichever list or detail shows it. */
+export const OrganisationRow = Schema.Struct({
+  id: Schema.compose(DbInt, OrganisationId),
+  user_id: Schema.compose(DbInt, UserId),
+  name: Schema.String,
+  slug: Schema.String,
+  description: Schema.String,
+  contact_email: Schema.String,
+  website: Schema.NullOr(Schema.String),
+  logo_url: Schema.NullOr(Schema.String),
+  location: Schema.NullOr(Schema.String),
+  status: OrganisationStatus,
+  auto_pay_enabled: Schema.Boolean,
+  created_at: DbDate,
+  updated_at: DbDate
+})
+export type OrganisationRow = typeof OrganisationRow.Type
+
+/** An organisation the user runs, with their role in it. */
+export const ManagedOrganisationRow = Schema.Struct({ ...OrganisationRow.fields, member_role: MemberRole })
+export type ManagedOrganisationRow = typeof ManagedOrganisationRow.Type
+
+const StatusChangeRow = Schema.Struct({ ...OrganisationRow.fields, previous_status: OrganisationStatus })
 
 /** A row of `vol_organisation_members` (org_type `volunteer` only: this module's rows). */
-export interface MembershipRow {
-  readonly id: string
-  readonly organisation_id: string
-  readonly user_id: string
-  readonly role: MemberRole
-  readonly status: MemberStatus
-  readonly created_at: Date
-}
+export const MembershipRow = Schema.Struct({
+  id: DbInt,
+  organisation_id: Schema.compose(DbInt, OrganisationId),
+  user_id: Schema.compose(DbInt, UserId),
+  role: MemberRole,
+  status: MemberStatus,
+  created_at: DbDate
+})
+export type MembershipRow = typeof MembershipRow.Type
+
+const NameRow = Schema.Struct({ id: Schema.compose(DbInt, OrganisationId), name: Schema.String })
+
+const firstOrganisation = decodeFirst(OrganisationRow)
+const organisations = decodeRows(OrganisationRow)
+const firstMembership = decodeFirst(MembershipRow)
+const exists = decodeFirst(Schema.Struct({ id: DbInt }))
+const memberCounts = decodeRows(Schema.Struct({ organisation_id: DbInt, n: DbInt }))
+const count = decodeSingle(Schema.Struct({ n: DbInt }))
 
 export interface OrganisationInsert {
   readonly userId: number
@@ -56,11 +83,7 @@ export interface OrganisationPatch {
   readonly auto_pay_enabled?: boolean | undefined
 }
 
-export interface DirectoryQuery {
-  /** Only organisations older than this id (the cursor). */
-  readonly before?: number | undefined
-  /** Rows to fetch: one more than the page, to know whether there is more. */
-  readonly limit: number
+export interface DirectoryQuery extends PageQuery {
   readonly search?: string | undefined
 }
 
@@ -102,7 +125,6 @@ export class OrganisationRepo extends Effect.Service<OrganisationRepo>()("Organi
   effect: Effect.gen(function*() {
     const db = yield* TenantSql
     const { sql } = db
-    const first = <A>(rows: ReadonlyArray<A>) => Option.fromNullable(rows[0])
 
     const searchCondition = (search: string | undefined) => {
       if (search === undefined || search === "") return []
@@ -110,28 +132,50 @@ export class OrganisationRepo extends Effect.Service<OrganisationRepo>()("Organi
       return [sql`(name ILIKE ${pattern} OR description ILIKE ${pattern})`]
     }
 
+    /** One offset page of `from` (a table and its condition) in `orderBy` order, and the total, side by side. */
+    const offsetPage = <A, I>(
+      schema: Schema.Schema<A, I>,
+      from: Fragment,
+      orderBy: Fragment,
+      page: number,
+      perPage: number
+    ) =>
+      Effect.all({
+        rows: sql`SELECT * FROM ${from} ORDER BY ${orderBy} LIMIT ${perPage} OFFSET ${(page - 1) * perPage}`.pipe(
+          decodeRows(schema)
+        ),
+        total: sql`SELECT count(*)::int AS n FROM ${from}`.pipe(count, Effect.map((row) => row.n))
+      }, { concurrency: 2 })
+
     return {
       findById: (id: number) =>
         db.query((tenantId) =>
-          sql<OrganisationRow>`SELECT * FROM vol_organisations WHERE tenant_id = ${tenantId} AND id = ${id}`.pipe(
-            Effect.map(first)
-          )
+          sql`SELECT * FROM vol_organisations WHERE tenant_id = ${tenantId} AND id = ${id}`.pipe(firstOrganisation)
         ),
+
+      /** Names of organisations (any status), keyed by id, in one query for a page. */
+      refs: forUniqueIds((ids) =>
+        db.query((tenantId) =>
+          sql`SELECT id, name FROM vol_organisations WHERE tenant_id = ${tenantId} AND id IN ${sql.in(ids)}`.pipe(
+            decodeRows(NameRow),
+            Effect.map(keyedById)
+          )
+        )
+      ),
 
       /** Whether another organisation of the tenant has this name (case-insensitive). */
       nameTaken: (name: string, exceptId?: number) =>
         db.query((tenantId) =>
-          sql<{ id: string }>`
+          sql`
             SELECT id FROM vol_organisations
-            WHERE tenant_id = ${tenantId} AND lower(name) = lower(${name}) AND id <> ${exceptId ?? 0}`.pipe(
-            Effect.map((rows) => rows.length > 0)
-          )
+            WHERE tenant_id = ${tenantId} AND lower(name) = lower(${name}) AND id <> ${exceptId ?? 0}
+            LIMIT 1`.pipe(exists, Effect.map(Option.isSome))
         ),
 
       /** Inserts the organisation; the caller adds the owner membership in the same transaction. */
       insert: (row: OrganisationInsert): Effect.Effect<OrganisationWrite, never, CurrentTenant> =>
         db.query((tenantId) =>
-          sql<OrganisationRow>`
+          sql`
             INSERT INTO vol_organisations ${
             sql.insert({
               tenant_id: tenantId,
@@ -148,6 +192,7 @@ export class OrganisationRepo extends Effect.Service<OrganisationRepo>()("Organi
           }
             ON CONFLICT (tenant_id, slug) DO NOTHING
             RETURNING *`.pipe(
+            organisations,
             // A taken slug skips the row (and keeps the transaction usable for the next attempt).
             Effect.map((rows): OrganisationWrite => rows[0] === undefined ? { _tag: "SlugTaken" } : written(rows)),
             Effect.catchTag("SqlError", refusedBy)
@@ -156,15 +201,15 @@ export class OrganisationRepo extends Effect.Service<OrganisationRepo>()("Organi
 
       /** A rename may find the name taken (another organisation, same moment). */
       update: (id: number, patch: OrganisationPatch): Effect.Effect<OrganisationWrite, never, CurrentTenant> =>
-        db.query((tenantId) => {
-          const changes = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined))
-          return sql<OrganisationRow>`
-            UPDATE vol_organisations SET ${sql.update({ ...changes, updated_at: new Date() })}
+        db.query((tenantId) =>
+          sql`
+            UPDATE vol_organisations SET ${sql.update({ ...definedOnly(patch), updated_at: new Date() })}
             WHERE tenant_id = ${tenantId} AND id = ${id} RETURNING *`.pipe(
+            organisations,
             Effect.map(written),
             Effect.catchTag("SqlError", refusedBy)
           )
-        }),
+        ),
 
       /** Visible (`active`/`approved`) organisations, newest first (index `vol_organisations_directory`). */
       directory: (q: DirectoryQuery) =>
@@ -175,8 +220,8 @@ export class OrganisationRepo extends Effect.Service<OrganisationRepo>()("Organi
             ...searchCondition(q.search)
           ]
           if (q.before !== undefined) conditions.push(sql`id < ${q.before}`)
-          return sql<OrganisationRow>`SELECT * FROM vol_organisations WHERE ${sql.and(conditions)}
-            ORDER BY id DESC LIMIT ${q.limit}`
+          return sql`SELECT * FROM vol_organisations WHERE ${sql.and(conditions)}
+            ORDER BY id DESC LIMIT ${q.limit}`.pipe(organisations)
         }),
 
       /** Every status, newest first, with the total for offset paging. */
@@ -184,19 +229,18 @@ export class OrganisationRepo extends Effect.Service<OrganisationRepo>()("Organi
         db.query((tenantId) => {
           const conditions = [sql`tenant_id = ${tenantId}`, ...searchCondition(q.search)]
           if (q.status !== undefined) conditions.push(sql`status = ${q.status}`)
-          const where = sql.and(conditions)
-          return Effect.all({
-            rows: sql<OrganisationRow>`SELECT * FROM vol_organisations WHERE ${where}
-              ORDER BY id DESC LIMIT ${q.perPage} OFFSET ${(q.page - 1) * q.perPage}`,
-            total: sql<{ n: number }>`SELECT count(*)::int AS n FROM vol_organisations WHERE ${where}`.pipe(
-              Effect.map((rows) => rows[0]?.n ?? 0)
-            )
-          }, { concurrency: 2 })
+          return offsetPage(
+            OrganisationRow,
+            sql`vol_organisations WHERE ${sql.and(conditions)}`,
+            sql`id DESC`,
+            q.page,
+            q.perPage
+          )
         }),
 
       addMember: (organisationId: number, userId: number, role: MemberRole, status: MemberStatus) =>
         db.query((tenantId) =>
-          sql<MembershipRow>`
+          sql`
             INSERT INTO vol_organisation_members ${
             sql.insert({
               tenant_id: tenantId,
@@ -209,59 +253,47 @@ export class OrganisationRepo extends Effect.Service<OrganisationRepo>()("Organi
           }
             ON CONFLICT (organisation_id, user_id, org_type)
             DO UPDATE SET role = EXCLUDED.role, status = EXCLUDED.status, updated_at = now()
-            RETURNING id, organisation_id, user_id, role, status, created_at`.pipe(Effect.map((rows) => rows[0]!))
+            RETURNING *`.pipe(decodeSingle(MembershipRow))
         ),
 
       /** The caller's membership of one organisation, if any (any status). */
       membership: (organisationId: number, userId: number) =>
         db.query((tenantId) =>
-          sql<MembershipRow>`
-            SELECT id, organisation_id, user_id, role, status, created_at FROM vol_organisation_members
+          sql`
+            SELECT * FROM vol_organisation_members
             WHERE tenant_id = ${tenantId} AND organisation_id = ${organisationId} AND user_id = ${userId}
-              AND org_type = ${ORG_TYPE}`.pipe(Effect.map(first))
+              AND org_type = ${ORG_TYPE}`.pipe(firstMembership)
         ),
 
-      /** Members of an organisation, owners first, then by when they joined. */
-      members: (organisationId: number) =>
-        db.query((tenantId) =>
-          sql<MembershipRow>`
-            SELECT id, organisation_id, user_id, role, status, created_at FROM vol_organisation_members
-            WHERE tenant_id = ${tenantId} AND organisation_id = ${organisationId} AND org_type = ${ORG_TYPE}
-            ORDER BY CASE role WHEN 'owner' THEN 0 WHEN 'admin' THEN 1 ELSE 2 END, id`
-        ),
-
-      /** One offset page of `members` (same order), with the total; index `(organisation_id, user_id, org_type)`. */
+      /**
+       * One offset page of the organisation's members, owners first, then by when they joined, with the total;
+       * index `(organisation_id, user_id, org_type)`.
+       */
       membersPage: (organisationId: number, page: number, perPage: number) =>
-        db.query((tenantId) => {
-          const where = sql`tenant_id = ${tenantId} AND organisation_id = ${organisationId} AND org_type = ${ORG_TYPE}`
-          return Effect.all({
-            rows: sql<MembershipRow>`
-              SELECT id, organisation_id, user_id, role, status, created_at FROM vol_organisation_members
-              WHERE ${where}
-              ORDER BY CASE role WHEN 'owner' THEN 0 WHEN 'admin' THEN 1 ELSE 2 END, id
-              LIMIT ${perPage} OFFSET ${(page - 1) * perPage}`,
-            total: sql<{ n: number }>`SELECT count(*)::int AS n FROM vol_organisation_members WHERE ${where}`.pipe(
-              Effect.map((rows) => rows[0]?.n ?? 0)
-            )
-          }, { concurrency: 2 })
-        }),
+        db.query((tenantId) =>
+          offsetPage(
+            MembershipRow,
+            sql`vol_organisation_members
+              WHERE tenant_id = ${tenantId} AND organisation_id = ${organisationId} AND org_type = ${ORG_TYPE}`,
+            sql`CASE role WHEN 'owner' THEN 0 WHEN 'admin' THEN 1 ELSE 2 END, id`,
+            page,
+            perPage
+          )
+        ),
 
       /** Active memberships per organisation of a page, in one query; organisations without any are absent. */
-      activeMemberCounts: (organisationIds: ReadonlyArray<number>) => {
-        const unique = [...new Set(organisationIds)]
-        if (unique.length === 0) return Effect.succeed(new Map<number, number>() as ReadonlyMap<number, number>)
-        return db.query((tenantId) =>
-          sql<{ organisation_id: string; n: number }>`
+      activeMemberCounts: forUniqueIds((ids) =>
+        db.query((tenantId) =>
+          sql`
             SELECT organisation_id, count(*)::int AS n FROM vol_organisation_members
-            WHERE tenant_id = ${tenantId} AND organisation_id IN ${sql.in(unique)} AND org_type = ${ORG_TYPE}
+            WHERE tenant_id = ${tenantId} AND organisation_id IN ${sql.in(ids)} AND org_type = ${ORG_TYPE}
               AND status = 'active'
             GROUP BY organisation_id`.pipe(
-            Effect.map((rows): ReadonlyMap<number, number> =>
-              new Map(rows.map((r) => [Number(r.organisation_id), r.n]))
-            )
+            memberCounts,
+            Effect.map((rows): ReadonlyMap<number, number> => new Map(rows.map((r) => [r.organisation_id, r.n])))
           )
         )
-      },
+      ),
 
       /**
        * Sets the status under a row lock and returns the row with the status it had before (none: not an
@@ -269,7 +301,7 @@ export class OrganisationRepo extends Effect.Service<OrganisationRepo>()("Organi
        */
       setStatus: (id: number, status: OrganisationStatus) =>
         db.query((tenantId) =>
-          sql<OrganisationRow & { readonly previous_status: OrganisationStatus }>`
+          sql`
             WITH old AS (
               SELECT id, status FROM vol_organisations WHERE tenant_id = ${tenantId} AND id = ${id} FOR UPDATE
             )
@@ -277,7 +309,7 @@ export class OrganisationRepo extends Effect.Service<OrganisationRepo>()("Organi
             SET status = ${status},
                 updated_at = CASE WHEN old.status = ${status} THEN o.updated_at ELSE now() END
             FROM old WHERE o.id = old.id
-            RETURNING o.*, old.status AS previous_status`.pipe(Effect.map(first))
+            RETURNING o.*, old.status AS previous_status`.pipe(decodeFirst(StatusChangeRow))
         ),
 
       /**
@@ -286,14 +318,14 @@ export class OrganisationRepo extends Effect.Service<OrganisationRepo>()("Organi
        */
       managedBy: (userId: number) =>
         db.query((tenantId) =>
-          sql<OrganisationRow & { readonly member_role: MemberRole }>`
+          sql`
             SELECT o.*, coalesce(m.role, 'owner') AS member_role
             FROM vol_organisations o
             LEFT JOIN vol_organisation_members m
               ON m.organisation_id = o.id AND m.user_id = ${userId} AND m.org_type = ${ORG_TYPE}
                  AND m.status = 'active' AND m.role IN ('owner', 'admin')
             WHERE o.tenant_id = ${tenantId} AND (o.user_id = ${userId} OR m.id IS NOT NULL)
-            ORDER BY o.id DESC`
+            ORDER BY o.id DESC`.pipe(decodeRows(ManagedOrganisationRow))
         )
     } as const
   })

@@ -1,26 +1,13 @@
-import {
-  DirectoryOrganisation,
-  type MemberRole,
-  MyOrganisation,
-  OrganisationDetail,
-  type OrganisationId,
-  type OrganisationOwner
-} from "@timebank/domain"
+import { DirectoryOrganisation, MyOrganisation, OrganisationDetail, type OrganisationOwner } from "@timebank/domain"
 import { DateTime, Effect } from "effect"
 import { UserSummaries } from "../identity/UserSummaries.js"
 import { emptyStats, OrganisationAggregates, type OrganisationStats } from "./OrganisationAggregates.js"
-import type { OrganisationRow } from "./OrganisationRepo.js"
-
-const unknownOwner = (id: number): OrganisationOwner => ({
-  id,
-  first_name: "Deleted",
-  last_name: "User",
-  avatar_url: null
-})
+import type { ManagedOrganisationRow, OrganisationRow } from "./OrganisationRepo.js"
+import { memberOf } from "./VolunteeringViews.js"
 
 /** The fields every organisation view shares (never `balance`, `auto_pay_enabled`, `tenant_id`). */
 export const directoryFields = (row: OrganisationRow, owner: OrganisationOwner, stats: OrganisationStats) => ({
-  id: Number(row.id) as OrganisationId,
+  id: row.id,
   name: row.name,
   description: row.description,
   logo_url: row.logo_url,
@@ -33,6 +20,19 @@ export const directoryFields = (row: OrganisationRow, owner: OrganisationOwner, 
   average_rating: stats.average_rating,
   created_at: DateTime.unsafeFromDate(row.created_at),
   owner
+})
+
+/** The fields of the views that count reviews (detail). */
+const detailFields = (row: OrganisationRow, owner: OrganisationOwner, stats: OrganisationStats) => ({
+  ...directoryFields(row, owner, stats),
+  review_count: stats.review_count
+})
+
+/** The fields of the views of those who run organisations (theirs, and the admins'). */
+export const managedFields = (row: OrganisationRow, owner: OrganisationOwner, stats: OrganisationStats) => ({
+  ...detailFields(row, owner, stats),
+  slug: row.slug,
+  status: row.status
 })
 
 /**
@@ -49,19 +49,13 @@ export class OrganisationViews extends Effect.Service<OrganisationViews>()("Orga
     const related = (rows: ReadonlyArray<OrganisationRow>) =>
       Effect.map(
         Effect.all({
-          owners: users.byIds(rows.map((r) => Number(r.user_id))),
-          stats: aggregates.forIds(rows.map((r) => Number(r.id)))
+          owners: users.byIds(rows.map((r) => r.user_id)),
+          stats: aggregates.forIds(rows.map((r) => r.id))
         }, { concurrency: 2 }),
-        ({ owners, stats }) => (row: OrganisationRow) => {
-          const ownerId = Number(row.user_id)
-          const owner = owners.get(ownerId)
-          return {
-            owner: owner === undefined
-              ? unknownOwner(ownerId)
-              : { id: ownerId, first_name: owner.first_name, last_name: owner.last_name, avatar_url: owner.avatar_url },
-            stats: stats.get(Number(row.id)) ?? emptyStats
-          }
-        }
+        ({ owners, stats }) => (row: OrganisationRow) => ({
+          owner: memberOf(owners, row.user_id),
+          stats: stats.get(row.id) ?? emptyStats
+        })
       )
 
     const directory = (rows: ReadonlyArray<OrganisationRow>) =>
@@ -76,20 +70,14 @@ export class OrganisationViews extends Effect.Service<OrganisationViews>()("Orga
     const detail = (row: OrganisationRow) =>
       Effect.map(related([row]), (of) => {
         const { owner, stats } = of(row)
-        return OrganisationDetail.make({ ...directoryFields(row, owner, stats), review_count: stats.review_count })
+        return OrganisationDetail.make(detailFields(row, owner, stats))
       })
 
-    const mine = (rows: ReadonlyArray<OrganisationRow & { readonly member_role: MemberRole }>) =>
+    const mine = (rows: ReadonlyArray<ManagedOrganisationRow>) =>
       Effect.map(related(rows), (of) =>
         rows.map((row) => {
           const { owner, stats } = of(row)
-          return MyOrganisation.make({
-            ...directoryFields(row, owner, stats),
-            review_count: stats.review_count,
-            slug: row.slug,
-            status: row.status,
-            role: row.member_role
-          })
+          return MyOrganisation.make({ ...managedFields(row, owner, stats), role: row.member_role })
         }))
 
     return { related, directory, detail, mine } as const

@@ -2,6 +2,7 @@ import {
   cursorPage,
   type DepositRequest,
   type DepositResult,
+  DomainEvents,
   encodeCursor,
   fromCents,
   type OrganisationId,
@@ -12,12 +13,11 @@ import {
   type WalletTransactionsParams
 } from "@timebank/domain"
 import { Effect } from "effect"
-import { CommunityMember, requireCommunityMember } from "../identity/Policy.js"
 import { LedgerService } from "../ledger/LedgerService.js"
 import { Outbox } from "../platform/Outbox.js"
+import { CommunityMember, requireCommunityMember } from "../platform/Policy.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { DashboardRepo } from "./DashboardRepo.js"
-import { gateVolunteering } from "./DashboardService.js"
 import {
   OrganisationAccess,
   OrganisationManager,
@@ -69,7 +69,7 @@ export class OrganisationWalletService extends Effect.Service<OrganisationWallet
             recent_transactions: recent.slice(0, RECENT_WALLET_TRANSACTIONS)
           } satisfies OrganisationWallet
         }))
-      }, gateVolunteering)
+      })
 
       const transactions = Effect.fn("OrganisationWallet.transactions")(function*(
         id: OrganisationId,
@@ -80,7 +80,7 @@ export class OrganisationWalletService extends Effect.Service<OrganisationWallet
           const rows = yield* ledger.organisationTransactions(id, params.cursor, perPage)
           return cursorPage(rows, perPage, (last) => encodeCursor(last.id))
         }))
-      }, gateVolunteering)
+      })
 
       /**
        * From the caller's own wallet in this community: a site super-admin visiting from the platform tenant has none
@@ -102,25 +102,26 @@ export class OrganisationWalletService extends Effect.Service<OrganisationWallet
             return { balance: fromCents(balance), transaction_id: posted.transactionId } satisfies DepositResult
           }).pipe(requireCommunityMember("deposit from their own wallet"))
         )
-      }, gateVolunteering)
+      })
 
       const setAutoPay = Effect.fn("OrganisationWallet.setAutoPay")(function*(id: OrganisationId, enabled: boolean) {
-        return yield* access.manage(id)(Effect.gen(function*() {
+        return yield* access.change(id)(Effect.gen(function*() {
           const { actor, organisation } = yield* OrganisationManager
-          yield* requireNotSuspended(organisation)
           if (organisation.auto_pay_enabled === enabled) return { auto_pay_enabled: enabled }
           return yield* db.transaction(Effect.gen(function*() {
             const outcome = yield* organisations.update(id, { auto_pay_enabled: enabled })
             if (outcome._tag !== "Written") return yield* organisationNotFound()
-            yield* outbox.append("OrganisationAutoPayChanged", {
-              organisation_id: id,
-              auto_pay_enabled: enabled,
-              changed_by: actor.userId
-            })
+            yield* outbox.append(
+              new DomainEvents.OrganisationAutoPayChanged({
+                organisation_id: id,
+                auto_pay_enabled: enabled,
+                changed_by: actor.userId
+              })
+            )
             return { auto_pay_enabled: outcome.row.auto_pay_enabled }
           }))
         }))
-      }, gateVolunteering)
+      })
 
       return { wallet, transactions, deposit, setAutoPay } as const
     })

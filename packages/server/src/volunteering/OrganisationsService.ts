@@ -2,7 +2,6 @@ import {
   CurrentUser,
   DIRECTORY_PER_PAGE_DEFAULT,
   type DirectoryParams,
-  isVisibleStatus,
   type MemberRole,
   type MyOrganisation,
   type OrganisationId,
@@ -10,20 +9,12 @@ import {
   type UpdateOrganisation
 } from "@timebank/domain"
 import { Effect } from "effect"
-import { CommunityMember, requireCommunityMember } from "../identity/Policy.js"
-import { requireFeature } from "../platform/FeatureGate.js"
-import { idCursorPage } from "../platform/Paging.js"
-import {
-  OrganisationAccess,
-  OrganisationManager,
-  organisationNotFound,
-  requireNotSuspended
-} from "./OrganisationPolicy.js"
+import { CommunityMember, requireCommunityMember } from "../platform/Policy.js"
+import { OrganisationAccess, OrganisationManager } from "./OrganisationPolicy.js"
 import { OrganisationRegistration } from "./OrganisationRegistration.js"
 import { OrganisationRepo, type OrganisationRow } from "./OrganisationRepo.js"
 import { OrganisationViews } from "./OrganisationViews.js"
-
-const gate = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.zipRight(requireFeature("volunteering"), effect)
+import { volunteeringPage } from "./VolunteeringPage.js"
 
 /**
  * A site super-admin manages every organisation without being its member; in `MyOrganisation` they show as
@@ -50,22 +41,23 @@ export class OrganisationsService extends Effect.Service<OrganisationsService>()
 
     /** Three queries per page, however long: the page, its owners, its aggregates. */
     const directory = Effect.fn("Organisations.directory")(function*(params: DirectoryParams) {
-      const perPage = params.per_page ?? DIRECTORY_PER_PAGE_DEFAULT
-      const rows = yield* repo.directory({ before: params.cursor, limit: perPage + 1, search: params.search })
-      return yield* idCursorPage(rows, perPage, views.directory)
-    }, gate)
+      return yield* volunteeringPage(
+        params,
+        (page) => repo.directory({ ...page, search: params.search }),
+        views.directory,
+        DIRECTORY_PER_PAGE_DEFAULT
+      )
+    })
 
     /** Only visible (`active`/`approved`) organisations exist for the public. */
     const get = Effect.fn("Organisations.get")(function*(id: OrganisationId) {
-      const row = yield* access.find(id)
-      if (!isVisibleStatus(row.status)) return yield* organisationNotFound()
-      return yield* views.detail(row)
-    }, gate)
+      return yield* views.detail(yield* access.visible(id))
+    })
 
     const mine = Effect.fn("Organisations.mine")(function*() {
       const actor = yield* CurrentUser
       return yield* views.mine(yield* repo.managedBy(actor.userId))
-    }, gate)
+    })
 
     const register = Effect.fn("Organisations.register")(
       function*(input: RegisterOrganisation) {
@@ -73,21 +65,19 @@ export class OrganisationsService extends Effect.Service<OrganisationsService>()
         const row = yield* registration.create({ ...input, ownerId: member.userId, status: "pending" }, member.userId)
         return yield* asMine(row, "owner")
       },
-      requireCommunityMember("register organisations"),
-      gate
+      requireCommunityMember("register organisations")
     )
 
     const applyUpdate = (patch: UpdateOrganisation) =>
       Effect.gen(function*() {
         const { actor, organisation, role } = yield* OrganisationManager
-        yield* requireNotSuspended(organisation)
         const updated = yield* registration.update(organisation, patch, actor.userId)
         return yield* asMine(updated, role ?? SUPER_ADMIN_ROLE)
       })
 
     const update = Effect.fn("Organisations.update")(function*(id: OrganisationId, patch: UpdateOrganisation) {
-      return yield* access.manage(id)(applyUpdate(patch))
-    }, gate)
+      return yield* access.change(id)(applyUpdate(patch))
+    })
 
     return { directory, get, mine, register, update } as const
   })

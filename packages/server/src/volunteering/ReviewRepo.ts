@@ -1,19 +1,25 @@
-import type { ReviewTargetType } from "@timebank/domain"
-import { Effect, Option } from "effect"
+import { ReviewId, ReviewTargetType, UserId } from "@timebank/domain"
+import { Effect, Option, Schema } from "effect"
+import { DbDate, DbInt, decodeFirst, decodeRows } from "../platform/SqlRows.js"
 import { TenantSql } from "../platform/TenantSql.js"
+import type { PageQuery } from "./VolunteeringPage.js"
 
 /** A row of `reviews`. */
-export interface ReviewRow {
-  readonly id: string
-  readonly tenant_id: string
-  readonly reviewer_id: string
-  readonly target_type: ReviewTargetType
-  readonly target_id: string
-  readonly rating: number
-  readonly comment: string
-  readonly approved: boolean
-  readonly created_at: Date
-}
+export const ReviewRow = Schema.Struct({
+  id: Schema.compose(DbInt, ReviewId),
+  reviewer_id: Schema.compose(DbInt, UserId),
+  target_type: ReviewTargetType,
+  target_id: DbInt,
+  rating: DbInt,
+  comment: Schema.String,
+  approved: Schema.Boolean,
+  created_at: DbDate
+})
+export type ReviewRow = typeof ReviewRow.Type
+
+const firstReview = decodeFirst(ReviewRow)
+const reviews = decodeRows(ReviewRow)
+const exists = decodeFirst(Schema.Struct({ id: DbInt }))
 
 export interface ReviewTarget {
   readonly type: ReviewTargetType
@@ -27,12 +33,8 @@ export interface ReviewInsert {
   readonly comment: string
 }
 
-export interface ReviewPageQuery {
+export interface ReviewPageQuery extends PageQuery {
   readonly target: ReviewTarget
-  /** Only reviews older than this id (the cursor). */
-  readonly before?: number | undefined
-  /** Rows to fetch: one more than the page, to know whether there is more. */
-  readonly limit: number
 }
 
 /** Reviews of the current tenant's organisations and members. */
@@ -46,11 +48,12 @@ export class ReviewRepo extends Effect.Service<ReviewRepo>()("ReviewRepo", {
       /** Whether the reviewer already reviewed the target (unique per reviewer, target and tenant). */
       exists: (reviewerId: number, target: ReviewTarget) =>
         db.query((tenantId) =>
-          sql<{ id: string }>`
+          sql`
             SELECT id FROM reviews
             WHERE tenant_id = ${tenantId} AND reviewer_id = ${reviewerId}
               AND target_type = ${target.type} AND target_id = ${target.id}`.pipe(
-            Effect.map((rows) => rows.length > 0)
+            exists,
+            Effect.map(Option.isSome)
           )
         ),
 
@@ -60,7 +63,7 @@ export class ReviewRepo extends Effect.Service<ReviewRepo>()("ReviewRepo", {
        */
       insert: (review: ReviewInsert) =>
         db.query((tenantId) =>
-          sql<ReviewRow>`
+          sql`
             INSERT INTO reviews ${
             sql.insert({
               tenant_id: tenantId,
@@ -73,17 +76,17 @@ export class ReviewRepo extends Effect.Service<ReviewRepo>()("ReviewRepo", {
             })
           }
             ON CONFLICT (tenant_id, reviewer_id, target_type, target_id) DO NOTHING
-            RETURNING *`.pipe(Effect.map((rows) => Option.fromNullable(rows[0])))
+            RETURNING *`.pipe(firstReview)
         ),
 
       /** Approved reviews of a target, newest first (index `reviews_target`). */
       page: (q: ReviewPageQuery) =>
         db.query((tenantId) =>
-          sql<ReviewRow>`
+          sql`
             SELECT * FROM reviews
             WHERE tenant_id = ${tenantId} AND target_type = ${q.target.type} AND target_id = ${q.target.id}
               AND approved ${q.before === undefined ? sql`` : sql`AND id < ${q.before}`}
-            ORDER BY id DESC LIMIT ${q.limit}`
+            ORDER BY id DESC LIMIT ${q.limit}`.pipe(reviews)
         )
     } as const
   })

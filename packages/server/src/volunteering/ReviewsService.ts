@@ -1,54 +1,41 @@
 import {
   AlreadyExists,
   type CreateReview,
-  isVisibleStatus,
-  NotFound,
+  DomainEvents,
   Review,
-  type ReviewId,
   type ReviewTargetPath,
-  type UserId,
   type UserSummary,
   ValidationFailed,
-  VOLUNTEERING_PER_PAGE_DEFAULT,
   type VolunteeringPageParams
 } from "@timebank/domain"
 import { DateTime, Effect, Option } from "effect"
-import { CommunityMember, requireCommunityMember } from "../identity/Policy.js"
 import { ProfileService } from "../identity/ProfileService.js"
 import { UserSummaries } from "../identity/UserSummaries.js"
-import { requireFeature } from "../platform/FeatureGate.js"
 import { Outbox } from "../platform/Outbox.js"
-import { idCursorPage } from "../platform/Paging.js"
+import { CommunityMember, requireCommunityMember } from "../platform/Policy.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { OrganisationAccess } from "./OrganisationPolicy.js"
 import { ReviewRepo, type ReviewRow, type ReviewTarget } from "./ReviewRepo.js"
-
-const gate = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.zipRight(requireFeature("volunteering"), effect)
+import { volunteeringPage } from "./VolunteeringPage.js"
+import { memberOf } from "./VolunteeringViews.js"
 
 export const reviewAlreadyExists = () =>
   new AlreadyExists({ message: "You have already reviewed this", field: "target_id" })
 
-const unknownReviewer = (id: number): UserSummary => ({
-  id: id as UserId,
-  first_name: "Deleted",
-  last_name: "User",
-  avatar_url: null
-})
-
-const toReview = (row: ReviewRow, reviewer: UserSummary | undefined) =>
+const toReview = (row: ReviewRow, reviewer: UserSummary) =>
   Review.make({
-    id: Number(row.id) as ReviewId,
-    reviewer_id: Number(row.reviewer_id) as UserId,
-    reviewer: reviewer ?? unknownReviewer(Number(row.reviewer_id)),
+    id: row.id,
+    reviewer_id: row.reviewer_id,
+    reviewer,
     target_type: row.target_type,
-    target_id: Number(row.target_id),
+    target_id: row.target_id,
     rating: row.rating,
     comment: row.comment,
     approved: row.approved,
     created_at: DateTime.unsafeFromDate(row.created_at)
   })
 
-/** Reviews of organisations and members (spec "Review"); gated on `volunteering`. */
+/** Reviews of organisations and members (spec "Review"); the contract gates their routes on `volunteering`. */
 export class ReviewsService extends Effect.Service<ReviewsService>()("ReviewsService", {
   dependencies: [
     ReviewRepo.Default,
@@ -72,14 +59,13 @@ export class ReviewsService extends Effect.Service<ReviewsService>()("ReviewsSer
      */
     const requireTarget = (target: ReviewTarget) =>
       target.type === "organization"
-        ? Effect.flatMap(organisations.find(target.id), (row) =>
-          isVisibleStatus(row.status) ? Effect.void : Effect.fail(NotFound.of("Organisation")))
+        ? Effect.asVoid(organisations.visible(target.id))
         : Effect.asVoid(profiles.publicProfile(target.id))
 
     const views = (rows: ReadonlyArray<ReviewRow>) =>
       Effect.map(
-        users.byIds(rows.map((r) => Number(r.reviewer_id))),
-        (reviewers) => rows.map((row) => toReview(row, reviewers.get(Number(row.reviewer_id))))
+        users.byIds(rows.map((r) => r.reviewer_id)),
+        (reviewers) => rows.map((row) => toReview(row, memberOf(reviewers, row.reviewer_id)))
       )
 
     const create = Effect.fn("Reviews.create")(
@@ -99,29 +85,28 @@ export class ReviewsService extends Effect.Service<ReviewsService>()("ReviewsSer
             comment: input.comment
           })
           if (Option.isNone(inserted)) return yield* reviewAlreadyExists()
-          yield* outbox.append("ReviewCreated", {
-            review_id: Number(inserted.value.id),
-            reviewer_id: reviewer.userId,
-            target_type: target.type,
-            target_id: target.id,
-            rating: inserted.value.rating
-          })
+          yield* outbox.append(
+            new DomainEvents.ReviewCreated({
+              review_id: inserted.value.id,
+              reviewer_id: reviewer.userId,
+              target_type: target.type,
+              target_id: target.id,
+              rating: inserted.value.rating
+            })
+          )
           return inserted.value
         }))
         return (yield* views([row]))[0]!
       },
-      requireCommunityMember("write reviews"),
-      gate
+      requireCommunityMember("write reviews")
     )
 
     /** One query for the page and one for its reviewers. */
     const list = Effect.fn("Reviews.list")(function*(path: ReviewTargetPath, params: VolunteeringPageParams) {
       const target: ReviewTarget = { type: path.type, id: path.id }
       yield* requireTarget(target)
-      const perPage = params.per_page ?? VOLUNTEERING_PER_PAGE_DEFAULT
-      const rows = yield* repo.page({ target, before: params.cursor, limit: perPage + 1 })
-      return yield* idCursorPage(rows, perPage, views)
-    }, gate)
+      return yield* volunteeringPage(params, (page) => repo.page({ ...page, target }), views)
+    })
 
     return { create, list } as const
   })

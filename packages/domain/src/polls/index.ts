@@ -1,0 +1,2 @@
+export * from "./Poll.js"
+export * from "./PollsApi.js"
