@@ -104,6 +104,11 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("wallet 
         yield* pay(c.member.client, { recipient_id: c.other.id, amount: 3 }).pipe(expectStatus(201))
         assert.strictEqual(yield* balanceOf(c.memberHeaders), -3)
         assert.isTrue((yield* verifyLedger(c.tenant.id)).ok)
+        // Once the community forbids it, verify names the account still below zero (settings read from tenancy).
+        yield* c.admin.client.adminConfig.updateSettings({ payload: { allow_negative_balance: false } })
+        const report = yield* verifyLedger(c.tenant.id)
+        assert.isFalse(report.ok)
+        assert.deepStrictEqual(report.negativeBalances.map((a) => a.balance), ["-3.00"])
       }))
 
     it.effect("Idempotency-Key: the same request replays the first answer; another request with it is 409", () =>

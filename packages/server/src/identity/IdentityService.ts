@@ -12,6 +12,7 @@ import {
   CurrentTenant,
   DomainEvents,
   type Language,
+  type Tenant,
   type TokenResponse
 } from "@timebank/domain"
 import { Effect, Option, Redacted } from "effect"
@@ -20,6 +21,7 @@ import { timingSafeEqual } from "node:crypto"
 import { AppConfig } from "../platform/AppConfig.js"
 import { Outbox } from "../platform/Outbox.js"
 import { dieOnSqlError } from "../platform/TenantSql.js"
+import { PLATFORM_TENANT_SLUG, TenantDirectory } from "../tenancy/TenantDirectory.js"
 import { LoginThrottle } from "./LoginThrottle.js"
 import { decoyHash, hashPassword, verifyPassword } from "./Password.js"
 import { SessionRepo, type SessionUserRow } from "./SessionRepo.js"
@@ -77,13 +79,14 @@ export const csrfChecked = (actor: Actor, request: CsrfEvidence): Effect.Effect<
 
 /** Registration, login, token rotation and resolving the caller of a request (decisions D4). */
 export class IdentityService extends Effect.Service<IdentityService>()("IdentityService", {
-  dependencies: [UserRepo.Default, SessionRepo.Default, LoginThrottle.Default, Outbox.Default],
+  dependencies: [UserRepo.Default, SessionRepo.Default, LoginThrottle.Default, Outbox.Default, TenantDirectory.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const users = yield* UserRepo
     const sessions = yield* SessionRepo
     const throttle = yield* LoginThrottle
     const outbox = yield* Outbox
+    const tenants = yield* TenantDirectory
     const config = yield* AppConfig
     const legacySecret = Option.map(config.legacyJwtSecret, (s) => new TextEncoder().encode(Redacted.value(s)))
 
@@ -211,17 +214,21 @@ export class IdentityService extends Effect.Service<IdentityService>()("Identity
 
     /** The caller of the current tenant, or super-admins of the platform acting in it. */
     const admit = (row: SessionUserRow) =>
-      Effect.flatMap(CurrentTenant, (tenant) => {
-        const platformAdmin = (row.is_super_admin || row.is_god) && row.home_tenant_slug === "platform"
+      Effect.gen(function*() {
+        const tenant = yield* CurrentTenant
+        const homeTenantSlug = yield* homeSlugOf(row, tenant)
+        const platformAdmin = (row.is_super_admin || row.is_god) && homeTenantSlug === PLATFORM_TENANT_SLUG
         if (!canSignIn(row) || (row.tenant_id !== tenant.id && !platformAdmin)) {
-          return Effect.fail(unauthenticated)
+          return yield* unauthenticated
         }
-        return Effect.succeed(toActor(row, tenant.id, {
-          id: row.session_id,
-          impersonatorId: row.impersonator_id,
-          homeTenantSlug: row.home_tenant_slug
-        }))
+        return toActor(row, tenant.id, { id: row.session_id, impersonatorId: row.impersonator_id, homeTenantSlug })
       })
+
+    /** The slug of the caller's own community: the addressed one, or (a visiting super-admin) read from tenancy. */
+    const homeSlugOf = (row: SessionUserRow, tenant: Tenant) =>
+      row.tenant_id === tenant.id
+        ? Effect.succeed(tenant.slug)
+        : Effect.map(tenants.findById(row.tenant_id), Option.match({ onNone: () => "", onSome: (home) => home.slug }))
 
     const orUnauthenticated = <A, E, R>(lookup: Effect.Effect<Option.Option<A>, E, R>) =>
       Effect.flatMap(lookup, Option.match({ onNone: () => Effect.fail(unauthenticated), onSome: Effect.succeed }))

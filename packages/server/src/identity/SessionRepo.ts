@@ -8,8 +8,7 @@ import { UserRow } from "./UserRecord.js"
 export const SessionUserRow = Schema.Struct({
   ...UserRow.fields,
   session_id: Schema.NullOr(DbInt),
-  impersonator_id: Schema.NullOr(DbInt),
-  home_tenant_slug: Schema.String
+  impersonator_id: Schema.NullOr(DbInt)
 })
 export type SessionUserRow = typeof SessionUserRow.Type
 
@@ -44,8 +43,8 @@ export class SessionRepo extends Effect.Service<SessionRepo>()("SessionRepo", {
 
     const activeUserBy = (condition: Statement.Fragment) =>
       sql`
-        SELECT u.*, s.id AS session_id, s.impersonator_id, t.slug AS home_tenant_slug
-        FROM auth_sessions s JOIN users u ON u.id = s.user_id JOIN tenants t ON t.id = u.tenant_id
+        SELECT u.*, s.id AS session_id, s.impersonator_id
+        FROM auth_sessions s JOIN users u ON u.id = s.user_id
         WHERE ${condition} AND s.revoked_at IS NULL AND s.expires_at > now() AND u.deleted_at IS NULL`.pipe(
         firstSessionUser,
         dieOnSqlError
@@ -86,8 +85,8 @@ export class SessionRepo extends Effect.Service<SessionRepo>()("SessionRepo", {
       /** A user of any tenant, for legacy JWTs, which name the user directly. */
       userById: (id: number) =>
         sql`
-          SELECT u.*, NULL AS session_id, NULL AS impersonator_id, t.slug AS home_tenant_slug
-          FROM users u JOIN tenants t ON t.id = u.tenant_id
+          SELECT u.*, NULL AS session_id, NULL AS impersonator_id
+          FROM users u
           WHERE u.id = ${id} AND u.deleted_at IS NULL`.pipe(firstSessionUser, dieOnSqlError),
 
       findRefresh: (hash: string) =>

@@ -1,7 +1,8 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { DbInt, decodeRows, decodeSingle } from "../platform/SqlRows.js"
 import { dieOnSqlError } from "../platform/TenantSql.js"
+import { TenantDirectory } from "../tenancy/TenantDirectory.js"
 
 export interface LedgerReport {
   readonly tenants: number
@@ -39,7 +40,9 @@ const mismatchRows = decodeRows(
 const negativeRows = decodeRows(
   Schema.Struct({
     accountId: Schema.propertySignature(DbInt).pipe(Schema.fromKey("account_id")),
-    balance: Schema.String
+    balance: Schema.String,
+    kind: Schema.String,
+    tenantId: Schema.propertySignature(DbInt).pipe(Schema.fromKey("tenant_id"))
   })
 )
 
@@ -48,8 +51,20 @@ const negativeRows = decodeRows(
  * Σ entries per account = cached balance, no forbidden negative balance. Any operator can run it (CLI).
  */
 export class LedgerVerify extends Effect.Service<LedgerVerify>()("LedgerVerify", {
+  dependencies: [TenantDirectory.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const tenants = yield* TenantDirectory
+
+    /** Tenants (of those given) whose settings allow members below zero; read from tenancy, once each. */
+    const allowingNegative = (tenantIds: ReadonlyArray<number>) =>
+      Effect.map(
+        Effect.forEach(new Set(tenantIds), (id) => tenants.findById(id), { concurrency: 4 }),
+        (found) =>
+          new Set<number>(
+            found.flatMap((t) => (Option.isSome(t) && t.value.settings.allow_negative_balance ? [t.value.id] : []))
+          )
+      )
 
     const verify = (tenantId: number | null) =>
       Effect.gen(function*() {
@@ -70,14 +85,15 @@ export class LedgerVerify extends Effect.Service<LedgerVerify>()("LedgerVerify",
           WHERE ${tenantId === null ? sql`true` : sql`a.tenant_id = ${tenantId}`}
           GROUP BY a.id
           HAVING a.balance <> coalesce(sum(e.amount), 0)`.pipe(mismatchRows)
-        const negative = yield* sql`
-          SELECT a.id AS account_id, a.balance::text AS balance
-          FROM ledger_accounts a JOIN tenants t ON t.id = a.tenant_id
+        const below = yield* sql`
+          SELECT a.id AS account_id, a.balance::text AS balance, a.kind, a.tenant_id
+          FROM ledger_accounts a
           WHERE ${tenantId === null ? sql`true` : sql`a.tenant_id = ${tenantId}`} AND a.balance < 0
-            AND (a.kind = 'organisation'
-              OR (a.kind = 'member' AND NOT coalesce((t.settings->>'allow_negative_balance')::boolean, false)))`.pipe(
-          negativeRows
-        )
+            AND a.kind IN ('organisation', 'member')`.pipe(negativeRows)
+        const allowed = yield* allowingNegative(below.filter((a) => a.kind === "member").map((a) => a.tenantId))
+        const negative = below
+          .filter((a) => a.kind === "organisation" || !allowed.has(a.tenantId))
+          .map(({ accountId, balance }) => ({ accountId, balance }))
         const report: LedgerReport = {
           ...totals,
           unbalancedTransactions: unbalanced,
