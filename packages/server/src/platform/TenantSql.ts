@@ -1,8 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { CurrentTenant, type TenantId } from "@timebank/domain"
-import { Effect } from "effect"
+import { Effect, type Schema } from "effect"
 import { AppConfig } from "./AppConfig.js"
+import { decodeFirst } from "./SqlRows.js"
 
 /**
  * The one door to tenant-scoped SQL. Repos never take a tenant id as an argument: they read it here from the
@@ -33,7 +34,14 @@ export class TenantSql extends Effect.Service<TenantSql>()("TenantSql", {
         (tenant) => sql.withTransaction(tenantRls ? Effect.zipRight(carryTenant(tenant.id), effect) : effect)
       ).pipe(dieOnSqlError)
 
-    return { sql, query, transaction, tenantId: Effect.map(CurrentTenant, (t) => t.id) } as const
+    /** The row of `table` with `id` in the current tenant, decoded with `row` (SELECT *: the row is the table's). */
+    const findById = <A, I>(table: string, row: Schema.Schema<A, I>) => {
+      const first = decodeFirst(row)
+      return (id: number) =>
+        query((tenantId) => sql`SELECT * FROM ${sql(table)} WHERE tenant_id = ${tenantId} AND id = ${id}`.pipe(first))
+    }
+
+    return { sql, query, transaction, findById, tenantId: Effect.map(CurrentTenant, (t) => t.id) } as const
   })
 }) {}
 

@@ -43,10 +43,7 @@ export class ApplicationRepo extends Effect.Service<ApplicationRepo>()("Applicat
     const { sql } = db
 
     return {
-      findById: (id: number) =>
-        db.query((tenantId) =>
-          sql`SELECT * FROM vol_applications WHERE tenant_id = ${tenantId} AND id = ${id}`.pipe(firstApplication)
-        ),
+      findById: db.findById("vol_applications", ApplicationRow),
 
       /** The member's application to the opportunity, if any (the unique key `(opportunity_id, user_id)`). */
       findByApplicant: (opportunityId: number, userId: number) =>

@@ -57,10 +57,7 @@ export class HourLogRepo extends Effect.Service<HourLogRepo>()("HourLogRepo", {
     const { sql } = db
 
     return {
-      findById: (id: number) =>
-        db.query((tenantId) =>
-          sql`SELECT * FROM vol_hours WHERE tenant_id = ${tenantId} AND id = ${id}`.pipe(firstHourLog)
-        ),
+      findById: db.findById("vol_hours", HourLogRow),
 
       insert: (row: HourLogInsert) =>
         db.query((tenantId) =>

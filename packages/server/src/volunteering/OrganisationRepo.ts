@@ -52,7 +52,6 @@ export type MembershipRow = typeof MembershipRow.Type
 
 const NameRow = Schema.Struct({ id: Schema.compose(DbInt, OrganisationId), name: Schema.String })
 
-const firstOrganisation = decodeFirst(OrganisationRow)
 const organisations = decodeRows(OrganisationRow)
 const firstMembership = decodeFirst(MembershipRow)
 const exists = decodeFirst(Schema.Struct({ id: DbInt }))
@@ -148,10 +147,7 @@ export class OrganisationRepo extends Effect.Service<OrganisationRepo>()("Organi
       }, { concurrency: 2 })
 
     return {
-      findById: (id: number) =>
-        db.query((tenantId) =>
-          sql`SELECT * FROM vol_organisations WHERE tenant_id = ${tenantId} AND id = ${id}`.pipe(firstOrganisation)
-        ),
+      findById: db.findById("vol_organisations", OrganisationRow),
 
       /** Names of organisations (any status), keyed by id, in one query for a page. */
       refs: forUniqueIds((ids) =>
