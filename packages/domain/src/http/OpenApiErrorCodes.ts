@@ -1,8 +1,5 @@
-import { isJson, type Json, type Operation, propertyOf } from "./OpenApiJson.js"
+import { type Codes, isJson, type Json, type Operation, propertyOf } from "./OpenApiJson.js"
 import type { OperationFacts } from "./OpenApiOperationFacts.js"
-
-/** The `errors[].code` values an operation can answer with, by HTTP status. */
-export type Codes = Map<number, Set<string>>
 
 /** The `errors[].code` values of the operation's declared error responses, by status. */
 export const declaredCodes = (op: Operation, schemas: Record<string, Json>): Codes => {

@@ -1,8 +1,8 @@
 import type { OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { ErrorEntry } from "./ApiError.js"
-import { addEdgeCodes, byCodeOrder, type Codes, exampleOf, explainCode, isForeignToken } from "./OpenApiErrorCodes.js"
-import { type Json, type Operation, type OperationEntry, ref } from "./OpenApiJson.js"
+import { addEdgeCodes, byCodeOrder, exampleOf, explainCode, isForeignToken } from "./OpenApiErrorCodes.js"
+import { type Codes, type Json, type Operation, type OperationEntry, ref } from "./OpenApiJson.js"
 import type { OperationFacts } from "./OpenApiOperationFacts.js"
 import { addRateLimitHeaders, rateLimitText } from "./OpenApiRateLimits.js"
 

@@ -31,3 +31,6 @@ export const operationsOf = (doc: OpenApi.OpenAPISpec): Array<OperationEntry> =>
       return op === undefined ? [] : [{ path, method, op }]
     })
   )
+
+/** The `errors[].code` values an operation can answer with, by HTTP status. */
+export type Codes = Map<number, Set<string>>

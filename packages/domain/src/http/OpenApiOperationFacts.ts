@@ -1,8 +1,7 @@
 import { HttpApi, HttpApiMiddleware, OpenApi } from "@effect/platform"
 import { Context } from "effect"
 import { CurrentTenant } from "../tenancy/Tenant.js"
-import type { Codes } from "./OpenApiErrorCodes.js"
-import type { Operation } from "./OpenApiJson.js"
+import type { Codes, Operation } from "./OpenApiJson.js"
 import type { RateLimitPolicy } from "./RateLimit.js"
 
 /** What the contract says about an operation: whether it needs a tenant, a caller, and its rate limits. */
