@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { DbInt, DbNumeric, decodeFirst, decodeRows, decodeSingle } from "@timebank/server"
-import { Cause, Effect, Exit, Option, Schema } from "effect"
+import { UserId } from "@timebank/domain"
+import { dbId, DbInt, DbNumeric, decodeFirst, decodeRows, decodeSingle } from "@timebank/server"
+import { Cause, Effect, Either, Exit, Option, Schema } from "effect"
 
 const Row = Schema.Struct({ id: DbInt, amount: DbNumeric })
 const read = (rows: ReadonlyArray<unknown>) => Effect.succeed(rows)
@@ -21,6 +22,15 @@ describe("SqlRows", () => {
       }, { id: 1, amount: "" }]
     ) {
       assert.isTrue(decode(bad)._tag === "Left", JSON.stringify(bad))
+    }
+  })
+
+  it("an id column decodes to its branded id: a positive safe integer only", () => {
+    const decode = Schema.decodeUnknownEither(dbId(UserId))
+    assert.deepStrictEqual(decode("42"), Either.right(UserId.make(42)))
+    assert.deepStrictEqual(decode(7), Either.right(UserId.make(7)))
+    for (const bad of ["0", -1, "-3", 1.5, "12a", null, "9007199254740993"]) {
+      assert.isTrue(Either.isLeft(decode(bad)), String(bad))
     }
   })
 

@@ -1,15 +1,14 @@
 import { CategoryId, EventId, EventSeriesId, EventStatus, UserId } from "@timebank/domain"
 import { Schema } from "effect"
-import { DbDate, DbInt } from "../platform/SqlRows.js"
+import { DbDate, dbId, DbInt } from "../platform/SqlRows.js"
 
 const NullableText = Schema.NullOr(Schema.String)
-const Id = <A>(id: Schema.Schema<A, number>) => Schema.compose(DbInt, id)
 
 /** A row of `events` as every events repo reads it (`EVENT_COLUMNS`), decoded: ids are numbers. */
 export const EventRow = Schema.Struct({
-  id: Id(EventId),
+  id: dbId(EventId),
   tenant_id: DbInt,
-  user_id: Id(UserId),
+  user_id: dbId(UserId),
   title: Schema.String,
   description: Schema.String,
   start_time: DbDate,
@@ -24,7 +23,7 @@ export const EventRow = Schema.Struct({
   allow_remote_attendance: Schema.Boolean,
   image_url: NullableText,
   cover_image: NullableText,
-  category_id: Schema.NullOr(Id(CategoryId)),
+  category_id: Schema.NullOr(dbId(CategoryId)),
   group_id: Schema.NullOr(DbInt),
   federated_visibility: Schema.String,
   members_only: Schema.Boolean,
@@ -32,10 +31,10 @@ export const EventRow = Schema.Struct({
   cancel_reason: NullableText,
   cancelled_at: Schema.NullOr(DbDate),
   is_recurring_template: Schema.Boolean,
-  parent_event_id: Schema.NullOr(Id(EventId)),
+  parent_event_id: Schema.NullOr(dbId(EventId)),
   /** `YYYY-MM-DD`, read as text (see EVENT_COLUMNS). */
   occurrence_date: NullableText,
-  series_id: Schema.NullOr(Id(EventSeriesId)),
+  series_id: Schema.NullOr(dbId(EventSeriesId)),
   created_at: DbDate,
   updated_at: DbDate
 })

@@ -12,13 +12,13 @@ import {
   UserStatus
 } from "@timebank/domain"
 import { DateTime, Schema } from "effect"
-import { DbDate, DbInt } from "../platform/SqlRows.js"
+import { DbDate, dbId } from "../platform/SqlRows.js"
 import { PLATFORM_TENANT_SLUG } from "../tenancy/TenantDirectory.js"
 
 /** A row of `users` as repos read it (`SELECT *`; columns not named here are dropped). */
 export const UserRow = Schema.Struct({
-  id: Schema.compose(DbInt, UserId),
-  tenant_id: Schema.compose(DbInt, TenantId),
+  id: dbId(UserId),
+  tenant_id: dbId(TenantId),
   email: Schema.String,
   password_hash: Schema.NullOr(Schema.String),
   first_name: Schema.String,

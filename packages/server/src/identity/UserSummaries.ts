@@ -1,10 +1,10 @@
 import { type CurrentTenant, UserId, type UserSummary } from "@timebank/domain"
 import { Effect, Schema } from "effect"
-import { DbInt, decodeRows } from "../platform/SqlRows.js"
+import { dbId, decodeRows } from "../platform/SqlRows.js"
 import { TenantSql } from "../platform/TenantSql.js"
 
 const SummaryRow = Schema.Struct({
-  id: Schema.compose(DbInt, UserId),
+  id: dbId(UserId),
   first_name: Schema.String,
   last_name: Schema.String,
   avatar_url: Schema.NullOr(Schema.String)

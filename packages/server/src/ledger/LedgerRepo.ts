@@ -1,11 +1,11 @@
 import { type Cents, centsFromNumeric, TransactionId, TransactionType } from "@timebank/domain"
 import { Effect, Option, Schema } from "effect"
-import { DbDate, DbInt, DbNumeric, decodeFirst, decodeRows } from "../platform/SqlRows.js"
+import { DbDate, dbId, DbInt, DbNumeric, decodeFirst, decodeRows } from "../platform/SqlRows.js"
 import { TenantSql } from "../platform/TenantSql.js"
 
 /** A transaction as one account took part in it: `outgoing` when the account's entry is a debit. */
 export const MemberTransactionRow = Schema.Struct({
-  id: Schema.compose(DbInt, TransactionId),
+  id: dbId(TransactionId),
   type: TransactionType,
   amount: DbNumeric,
   sender_id: Schema.NullOr(DbInt),

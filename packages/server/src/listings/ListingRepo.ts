@@ -1,13 +1,13 @@
 import { AttributeValues, ListingId, ListingStatus, ListingType, UserId } from "@timebank/domain"
 import { Effect, Schema } from "effect"
 import { definedOnly, likePattern } from "../platform/SqlErrors.js"
-import { DbDate, DbInt, DbNumeric, decodeFirst, decodeRows, decodeSingle } from "../platform/SqlRows.js"
+import { DbDate, dbId, DbInt, DbNumeric, decodeFirst, decodeRows, decodeSingle } from "../platform/SqlRows.js"
 import { TenantSql } from "../platform/TenantSql.js"
 
 /** A row of `listings` (live ones: the repo never hands out deleted rows). */
 export const ListingRow = Schema.Struct({
-  id: Schema.compose(DbInt, ListingId),
-  user_id: Schema.compose(DbInt, UserId),
+  id: dbId(ListingId),
+  user_id: dbId(UserId),
   type: ListingType,
   title: Schema.String,
   description: Schema.String,

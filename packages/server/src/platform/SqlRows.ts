@@ -30,6 +30,17 @@ const numberColumn = (name: string, pattern: RegExp, accept: (n: number) => bool
 /** An integer column: `integer` arrives as a number, `bigint` (ids, counts) as a decimal string. */
 export const DbInt = numberColumn("an integer column", INTEGER, Number.isSafeInteger)
 
+/**
+ * An id column decoded straight to its branded id (`dbId(UserId)`): a positive safe integer, from an int4 number or an
+ * int8 string. The check is the one the id's own schema makes (`RecordId`), done once in this step: ids stand on
+ * every row of every list, and composing `DbInt` with the brand ran the integer checks a second time.
+ */
+export const dbId = <B extends number>(_id: Schema.Schema<B, number>): Schema.Schema<B, unknown> =>
+  numberColumn("an id column", INTEGER, (n) => Number.isSafeInteger(n) && n > 0) as unknown as Schema.Schema<
+    B,
+    unknown
+  >
+
 /** A `numeric` column (credits, hours): a decimal string from the driver, a number once decoded. */
 export const DbNumeric = numberColumn("a numeric column", DECIMAL, Number.isFinite)
 

@@ -1,12 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import { Features, Tenant, TenantId, TenantSettings, TenantStatus } from "@timebank/domain"
 import { Effect, Option, Schema } from "effect"
-import { DbInt, decodeFirst, decodeRows, decodeSingle } from "../platform/SqlRows.js"
+import { dbId, DbInt, decodeFirst, decodeRows, decodeSingle } from "../platform/SqlRows.js"
 import { dieOnSqlError } from "../platform/TenantSql.js"
 
 /** A row of `tenants`; `settings` gets every default applied as it is decoded. */
 const TenantRow = Schema.Struct({
-  id: Schema.compose(DbInt, TenantId),
+  id: dbId(TenantId),
   slug: Schema.String,
   name: Schema.String,
   domain: Schema.NullOr(Schema.String),

@@ -7,16 +7,16 @@ import {
   UserId
 } from "@timebank/domain"
 import { Effect, Schema } from "effect"
-import { DbDate, DbInt, decodeFirst, decodeRows, decodeSingle } from "../platform/SqlRows.js"
+import { DbDate, dbId, decodeFirst, decodeRows, decodeSingle } from "../platform/SqlRows.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import type { PageQuery } from "./VolunteeringPage.js"
 
 /** A row of `vol_applications`: the one read shape of an application, for the member's list and the dashboard's. */
 export const ApplicationRow = Schema.Struct({
-  id: Schema.compose(DbInt, ApplicationId),
-  opportunity_id: Schema.compose(DbInt, OpportunityId),
-  organisation_id: Schema.compose(DbInt, OrganisationId),
-  user_id: Schema.compose(DbInt, UserId),
+  id: dbId(ApplicationId),
+  opportunity_id: dbId(OpportunityId),
+  organisation_id: dbId(OrganisationId),
+  user_id: dbId(UserId),
   message: Schema.NullOr(Schema.String),
   status: ApplicationStatus,
   reviewed_at: Schema.NullOr(DbDate),

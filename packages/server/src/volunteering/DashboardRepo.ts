@@ -1,6 +1,6 @@
 import { type ApplicationStatus, UserId } from "@timebank/domain"
 import { Effect, Schema } from "effect"
-import { DbDate, DbInt, DbNumeric, decodeRows, decodeSingle } from "../platform/SqlRows.js"
+import { DbDate, dbId, DbInt, DbNumeric, decodeRows, decodeSingle } from "../platform/SqlRows.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { applicationRows } from "./ApplicationRepo.js"
 import { hourLogRows } from "./HourLogRepo.js"
@@ -18,7 +18,7 @@ export type DashboardTotalsRow = typeof DashboardTotalsRow.Type
 
 /** One approved volunteer with their totals for the organisation. */
 export const VolunteerRow = Schema.Struct({
-  user_id: Schema.compose(DbInt, UserId),
+  user_id: dbId(UserId),
   first_approved_at: DbDate,
   application_count: DbInt,
   total_hours: DbNumeric

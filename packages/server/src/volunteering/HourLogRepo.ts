@@ -1,6 +1,6 @@
 import { HourLogId, HourLogStatus, HourPayment, OpportunityId, OrganisationId, UserId } from "@timebank/domain"
 import { Effect, Schema } from "effect"
-import { DbDate, DbInt, DbNumeric, decodeFirst, decodeRows, decodeSingle } from "../platform/SqlRows.js"
+import { DbDate, dbId, DbInt, DbNumeric, decodeFirst, decodeRows, decodeSingle } from "../platform/SqlRows.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import type { PageQuery } from "./VolunteeringPage.js"
 
@@ -21,10 +21,10 @@ const DateColumn = Schema.transform(Schema.Union(Schema.DateFromSelf, Schema.Str
 
 /** A row of `vol_hours`: the one read shape of an hour log, for the member's list and the dashboard's. */
 export const HourLogRow = Schema.Struct({
-  id: Schema.compose(DbInt, HourLogId),
-  organisation_id: Schema.compose(DbInt, OrganisationId),
-  opportunity_id: Schema.NullOr(Schema.compose(DbInt, OpportunityId)),
-  user_id: Schema.compose(DbInt, UserId),
+  id: dbId(HourLogId),
+  organisation_id: dbId(OrganisationId),
+  opportunity_id: Schema.NullOr(dbId(OpportunityId)),
+  user_id: dbId(UserId),
   date: DateColumn,
   hours: DbNumeric,
   description: Schema.String,

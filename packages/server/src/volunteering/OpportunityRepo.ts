@@ -2,7 +2,7 @@ import type { Fragment } from "@effect/sql/Statement"
 import { OpportunityId, OpportunityStatus, OrganisationId, OrganisationStatus } from "@timebank/domain"
 import { Effect, Schema } from "effect"
 import { definedOnly, likePattern } from "../platform/SqlErrors.js"
-import { DbDate, DbInt, decodeFirst, decodeRows, decodeSingle } from "../platform/SqlRows.js"
+import { DbDate, dbId, decodeFirst, decodeRows, decodeSingle } from "../platform/SqlRows.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { forUniqueIds, keyedById } from "./UniqueIds.js"
 import type { PageQuery } from "./VolunteeringPage.js"
@@ -12,8 +12,8 @@ import type { PageQuery } from "./VolunteeringPage.js"
  * read shape of an opportunity, for the list, the detail and the answers of writes.
  */
 export const OpportunityRow = Schema.Struct({
-  id: Schema.compose(DbInt, OpportunityId),
-  organisation_id: Schema.compose(DbInt, OrganisationId),
+  id: dbId(OpportunityId),
+  organisation_id: dbId(OrganisationId),
   title: Schema.String,
   description: Schema.String,
   location: Schema.NullOr(Schema.String),
@@ -25,7 +25,7 @@ export const OpportunityRow = Schema.Struct({
 })
 export type OpportunityRow = typeof OpportunityRow.Type
 
-const TitleRow = Schema.Struct({ id: Schema.compose(DbInt, OpportunityId), title: Schema.String })
+const TitleRow = Schema.Struct({ id: dbId(OpportunityId), title: Schema.String })
 
 const opportunities = decodeRows(OpportunityRow)
 const firstOpportunity = decodeFirst(OpportunityRow)

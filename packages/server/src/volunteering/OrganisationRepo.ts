@@ -10,15 +10,15 @@ import {
 } from "@timebank/domain"
 import { Effect, Option, Schema } from "effect"
 import { definedOnly, isUniqueViolation, likePattern } from "../platform/SqlErrors.js"
-import { DbDate, DbInt, decodeFirst, decodeRows, decodeSingle } from "../platform/SqlRows.js"
+import { DbDate, dbId, DbInt, decodeFirst, decodeRows, decodeSingle } from "../platform/SqlRows.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { forUniqueIds, keyedById } from "./UniqueIds.js"
 import type { PageQuery } from "./VolunteeringPage.js"
 
 /** A row of `vol_organisations`: the one read shape of an organisation, whichever list or detail shows it. */
 export const OrganisationRow = Schema.Struct({
-  id: Schema.compose(DbInt, OrganisationId),
-  user_id: Schema.compose(DbInt, UserId),
+  id: dbId(OrganisationId),
+  user_id: dbId(UserId),
   name: Schema.String,
   slug: Schema.String,
   description: Schema.String,
@@ -42,15 +42,15 @@ const StatusChangeRow = Schema.Struct({ ...OrganisationRow.fields, previous_stat
 /** A row of `vol_organisation_members` (org_type `volunteer` only: this module's rows). */
 export const MembershipRow = Schema.Struct({
   id: DbInt,
-  organisation_id: Schema.compose(DbInt, OrganisationId),
-  user_id: Schema.compose(DbInt, UserId),
+  organisation_id: dbId(OrganisationId),
+  user_id: dbId(UserId),
   role: MemberRole,
   status: MemberStatus,
   created_at: DbDate
 })
 export type MembershipRow = typeof MembershipRow.Type
 
-const NameRow = Schema.Struct({ id: Schema.compose(DbInt, OrganisationId), name: Schema.String })
+const NameRow = Schema.Struct({ id: dbId(OrganisationId), name: Schema.String })
 
 const organisations = decodeRows(OrganisationRow)
 const firstMembership = decodeFirst(MembershipRow)

@@ -1,13 +1,13 @@
 import { ReviewId, ReviewTargetType, UserId } from "@timebank/domain"
 import { Effect, Option, Schema } from "effect"
-import { DbDate, DbInt, decodeFirst, decodeRows } from "../platform/SqlRows.js"
+import { DbDate, dbId, DbInt, decodeFirst, decodeRows } from "../platform/SqlRows.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import type { PageQuery } from "./VolunteeringPage.js"
 
 /** A row of `reviews`. */
 export const ReviewRow = Schema.Struct({
-  id: Schema.compose(DbInt, ReviewId),
-  reviewer_id: Schema.compose(DbInt, UserId),
+  id: dbId(ReviewId),
+  reviewer_id: dbId(UserId),
   target_type: ReviewTargetType,
   target_id: DbInt,
   rating: DbInt,
