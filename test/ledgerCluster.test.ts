@@ -1,25 +1,18 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { apiClient, expectStatus, statusOf } from "./fixtures/client.js"
 import { balanceOf, fund, pay, verifyLedger } from "./fixtures/ledger.js"
-import { TestServerOn } from "./fixtures/servers.js"
+import { twoServers } from "./fixtures/servers.js"
 import { makeTenant } from "./fixtures/tenants.js"
-import { freshDatabase } from "./fixtures/TestDatabase.js"
 import { authHeaders, makeAdmin, makeUser } from "./fixtures/users.js"
-
-type Server = Layer.Layer.Success<ReturnType<typeof TestServerOn>>
 
 describe("the ledger on two runners (socket mode) sharing one database", () => {
   it.scopedLive(
     "a transfer sent twice with one Idempotency-Key through both processes pays once",
     () =>
       Effect.gen(function*() {
-        const db = yield* freshDatabase
-        const a = yield* Layer.build(TestServerOn(db.url))
-        const b = yield* Layer.build(TestServerOn(db.url))
-        const onA = <X, E>(effect: Effect.Effect<X, E, Server>) => Effect.provide(effect, a)
-        const onB = <X, E>(effect: Effect.Effect<X, E, Server>) => Effect.provide(effect, b)
+        const { onA, onB } = yield* twoServers()
 
         const tenant = yield* onA(makeTenant({ settings: { starting_balance: 0 } }))
         const admin = yield* onA(authHeaders(yield* onA(makeAdmin(tenant))))

@@ -2,13 +2,12 @@ import { SqlClient } from "@effect/sql"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { RateLimit } from "@timebank/domain"
 import { rateLimitHeaders, redisOptionsFromUrl, retryAfterSeconds } from "@timebank/server"
-import { Context, Duration, Effect, Layer } from "effect"
+import { Context, Duration, Effect } from "effect"
 import { randomBytes } from "node:crypto"
 import { type Answer, answerOf, apiClient } from "./fixtures/client.js"
-import { fromIp, randomIp, TestServerOn } from "./fixtures/servers.js"
+import { fromIp, randomIp, twoServers } from "./fixtures/servers.js"
 import { makeTenant, tenantHeaders } from "./fixtures/tenants.js"
 import { TestApp } from "./fixtures/TestApp.js"
-import { freshDatabase } from "./fixtures/TestDatabase.js"
 import { makeUser, type TestUser } from "./fixtures/users.js"
 
 /** Status, headers and outcome of a call, refusals included (their headers are what this file is about). */
@@ -329,16 +328,9 @@ describe("two servers sharing Redis and the database", () => {
 
   it.scopedLive("count route limits and login failures together", () =>
     Effect.gen(function*() {
-      const db = yield* freshDatabase
-      const config = { TRUST_PROXY: "true", REDIS_URL: redisUrl }
-      const a = yield* Layer.build(TestServerOn(db.url, config))
-      const b = yield* Layer.build(TestServerOn(db.url, config))
+      const { a, b, onA, onB } = yield* twoServers({ TRUST_PROXY: "true", REDIS_URL: redisUrl })
       // Two HTTP servers, not one reached twice.
       assert.notStrictEqual(Context.get(a, SqlClient.SqlClient), Context.get(b, SqlClient.SqlClient))
-      const onA = <X, E>(effect: Effect.Effect<X, E, Layer.Layer.Success<ReturnType<typeof TestServerOn>>>) =>
-        Effect.provide(effect, a)
-      const onB = <X, E>(effect: Effect.Effect<X, E, Layer.Layer.Success<ReturnType<typeof TestServerOn>>>) =>
-        Effect.provide(effect, b)
 
       const tenant = yield* onA(openTenant())
       const client = randomIp()

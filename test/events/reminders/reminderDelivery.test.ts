@@ -2,13 +2,12 @@ import { SqlClient } from "@effect/sql"
 import { assert, describe, it, layer } from "@effect/vitest"
 import type { Tenant } from "@timebank/domain"
 import { autoWindow, type DueFacts, dueOutcome, ReminderDelivery } from "@timebank/server"
-import { Effect, Layer, Schedule } from "effect"
+import { Effect, Schedule } from "effect"
 import { expectOk } from "../../fixtures/client.js"
 import { community } from "../../fixtures/community.js"
 import { insertRsvp, makeEvent, type TestEvent } from "../../fixtures/events.js"
-import { TestServerOn } from "../../fixtures/servers.js"
+import { twoServers } from "../../fixtures/servers.js"
 import { TestApp } from "../../fixtures/TestApp.js"
-import { freshDatabase } from "../../fixtures/TestDatabase.js"
 import type { TestUser } from "../../fixtures/users.js"
 
 const HOUR = 3_600_000
@@ -314,18 +313,12 @@ layer(TestApp({ REMINDER_TICK: "1 day" }), { excludeTestServices: true, timeout:
   }
 )
 
-type Server = Layer.Layer.Success<ReturnType<typeof TestServerOn>>
-
 describe("reminder delivery on two runners (socket mode) sharing one database", () => {
   it.scopedLive(
     "both processes ticking at the same moment deliver each (reminder, recipient) exactly once",
     () =>
       Effect.gen(function*() {
-        const db = yield* freshDatabase
-        const a = yield* Layer.build(TestServerOn(db.url, { REMINDER_TICK: "1 day" }))
-        const b = yield* Layer.build(TestServerOn(db.url, { REMINDER_TICK: "1 day" }))
-        const onA = <X, E>(effect: Effect.Effect<X, E, Server>) => Effect.provide(effect, a)
-        const onB = <X, E>(effect: Effect.Effect<X, E, Server>) => Effect.provide(effect, b)
+        const { onA, onB } = yield* twoServers({ REMINDER_TICK: "1 day" })
 
         const { members, organiser, tenant } = yield* onA(withMembers(20))
         const events = [

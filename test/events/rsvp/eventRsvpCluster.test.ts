@@ -1,26 +1,19 @@
 import { SqlClient } from "@effect/sql"
 import { assert, describe, it } from "@effect/vitest"
 import { UserId } from "@timebank/domain"
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { apiClient, expectOk } from "../../fixtures/client.js"
 import { community } from "../../fixtures/community.js"
 import { answer, makeEvent } from "../../fixtures/events.js"
 import { balanceOf, verifyLedger } from "../../fixtures/ledger.js"
-import { TestServerOn } from "../../fixtures/servers.js"
-import { freshDatabase } from "../../fixtures/TestDatabase.js"
-
-type Server = Layer.Layer.Success<ReturnType<typeof TestServerOn>>
+import { twoServers } from "../../fixtures/servers.js"
 
 describe("the Event entity on two runners (socket mode) sharing one database", () => {
   it.scopedLive(
     "500 concurrent going RSVPs alternating between both processes: 20 going, 480 waiting 1..480",
     () =>
       Effect.gen(function*() {
-        const db = yield* freshDatabase
-        const a = yield* Layer.build(TestServerOn(db.url))
-        const b = yield* Layer.build(TestServerOn(db.url))
-        const onA = <X, E>(effect: Effect.Effect<X, E, Server>) => Effect.provide(effect, a)
-        const onB = <X, E>(effect: Effect.Effect<X, E, Server>) => Effect.provide(effect, b)
+        const { onA, onB } = yield* twoServers()
         const on = (i: number) => (i % 2 === 0 ? onA : onB)
 
         // The actors' own clients talk to A; a client made on B talks to B.
@@ -80,11 +73,7 @@ describe("the Event entity on two runners (socket mode) sharing one database", (
     "check-ins of one event arriving through both processes pay each attendee once",
     () =>
       Effect.gen(function*() {
-        const db = yield* freshDatabase
-        const a = yield* Layer.build(TestServerOn(db.url))
-        const b = yield* Layer.build(TestServerOn(db.url))
-        const onA = <X, E>(effect: Effect.Effect<X, E, Server>) => Effect.provide(effect, a)
-        const onB = <X, E>(effect: Effect.Effect<X, E, Server>) => Effect.provide(effect, b)
+        const { onA, onB } = yield* twoServers()
 
         const { member: organiser, members, tenant } = yield* onA(
           community({ settings: { starting_balance: 0 }, fund: { member: 10 }, members: 4, signIn: "token" })
