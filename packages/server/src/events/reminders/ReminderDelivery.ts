@@ -103,7 +103,11 @@ export class ReminderDelivery extends Effect.Service<ReminderDelivery>()("Remind
         const events = yield* repo.events(due.map((d) => d.event_id))
         const report = { released, sent: 0, failed: 0, cancelled: 0 }
         const byTenant = new Map<number, Array<DueRow>>()
-        for (const d of due) byTenant.set(d.tenant_id, [...(byTenant.get(d.tenant_id) ?? []), d])
+        for (const d of due) {
+          const rows = byTenant.get(d.tenant_id)
+          if (rows === undefined) byTenant.set(d.tenant_id, [d])
+          else rows.push(d)
+        }
         for (const [tenantId, rows] of byTenant) {
           const tenant = yield* tenants.findById(tenantId)
           for (const row of rows) {
