@@ -4,24 +4,31 @@ import type { LogHours, Tenant } from "@timebank/domain"
 import { HourLogId, OpportunityId, OrganisationId, RecordId } from "@timebank/domain"
 import { Effect } from "effect"
 import { codeOf, dataOf, fieldsOf, metaOf } from "./fixtures/bodies.js"
-import { type ApiClient, apiClient, expectError, expectStatus, pageCursor, statusOf } from "./fixtures/client.js"
+import {
+  type ApiClient,
+  apiClient,
+  expectError,
+  expectStatus,
+  expectWire,
+  ownAddressClient,
+  pageCursor,
+  statusOf,
+  wireClient
+} from "./fixtures/client.js"
 import { actor } from "./fixtures/community.js"
 import { balanceOf, fund, verifyLedger } from "./fixtures/ledger.js"
 import { makeTenant, tenantHeaders } from "./fixtures/tenants.js"
 import { rawRequest, TestApp } from "./fixtures/TestApp.js"
 import { authHeaders, makeSuperAdmin, makeUser, type TestUser } from "./fixtures/users.js"
 import {
-  clientFromAnyIp,
   depositToOrganisation,
-  expectWire,
   makeApplication,
   makeHours,
   makeOpportunity,
   makeOrganisation,
   organisationBalance,
   staffedCommunity,
-  type TestOrganisation,
-  wireClient
+  type TestOrganisation
 } from "./fixtures/volunteering.js"
 
 type Headers = Record<string, string>
@@ -458,7 +465,9 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("volunte
         assert.strictEqual(yield* balanceOf(c.volunteer.headers), 0)
         assert.strictEqual(yield* organisationBalance(c.organisation), 5)
         // The approved hours count in the organisation's public aggregates.
-        const detail = yield* (yield* clientFromAnyIp(c.visitor)).organisations.get({ path: { id: c.organisation.id } })
+        const detail = yield* (yield* ownAddressClient(c.visitor)).organisations.get({
+          path: { id: c.organisation.id }
+        })
         assert.strictEqual(detail.data.total_hours, 2)
       }))
 

@@ -4,20 +4,27 @@ import type { CreateOpportunity, OpportunityListParams, Tenant } from "@timebank
 import { ApplicationId, OpportunityId, OrganisationId, RecordId } from "@timebank/domain"
 import { Effect, Either } from "effect"
 import { codeOf, dataOf, fieldsOf, metaOf } from "./fixtures/bodies.js"
-import { type ApiClient, apiClient, expectError, expectStatus, failureOf, pageCursor } from "./fixtures/client.js"
+import {
+  type ApiClient,
+  apiClient,
+  expectError,
+  expectStatus,
+  expectWire,
+  failureOf,
+  ownAddressClient,
+  pageCursor,
+  wireClient
+} from "./fixtures/client.js"
 import { makeTenant, tenantHeaders } from "./fixtures/tenants.js"
 import { rawRequest, TestApp } from "./fixtures/TestApp.js"
 import { authHeaders, makeSuperAdmin, makeUser, type TestUser } from "./fixtures/users.js"
 import {
-  clientFromAnyIp,
-  expectWire,
   makeApplication,
   makeOpportunity,
   makeOrganisation,
   type OrganisationCommunityOptions,
   staffedCommunity,
-  type TestOrganisation,
-  wireClient
+  type TestOrganisation
 } from "./fixtures/volunteering.js"
 
 type Headers = Record<string, string>
@@ -519,7 +526,9 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("opportu
         assert.lengthOf(yield* eventsOf(c.tenant, "VolApplicationReviewed"), 1)
 
         // The volunteer now counts for the organisation (spec aggregates).
-        const detail = yield* (yield* clientFromAnyIp(c.visitor)).organisations.get({ path: { id: c.organisation.id } })
+        const detail = yield* (yield* ownAddressClient(c.visitor)).organisations.get({
+          path: { id: c.organisation.id }
+        })
         assert.strictEqual(detail.data.volunteer_count, 1)
 
         // A decision may be changed: the organisation stops working with the volunteer.

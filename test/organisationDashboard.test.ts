@@ -4,13 +4,11 @@ import { OrganisationId, RecordId } from "@timebank/domain"
 import { hourPayment, isoDate } from "@timebank/server"
 import { Effect } from "effect"
 import { codeOf, dataOf, fieldOf } from "./fixtures/bodies.js"
-import { type ApiClient, apiClient, pageCursor } from "./fixtures/client.js"
+import { type ApiClient, apiClient, expectWire, pageCursor, wireClient } from "./fixtures/client.js"
 import { type Actor, actor } from "./fixtures/community.js"
 import { rawRequest, TestApp } from "./fixtures/TestApp.js"
 import { authHeaders, makeAdmin, makeSuperAdmin, makeUser } from "./fixtures/users.js"
 import {
-  answerOf,
-  expectWire,
   makeApplication,
   makeHours,
   makeMembership,
@@ -18,8 +16,8 @@ import {
   makeOrganisation,
   organisationCommunity,
   type OrganisationCommunityOptions,
-  type TestOrganisation,
-  wireClient
+  statusAndCodeOf,
+  type TestOrganisation
 } from "./fixtures/volunteering.js"
 
 type Headers = Record<string, string>
@@ -33,14 +31,18 @@ const ORGANISATIONS = "/api/v2/volunteering/organisations"
 const everyRoute = (client: ApiClient, id: OrganisationId) => {
   const dashboard = client.organisationDashboard
   return {
-    stats: answerOf(dashboard.stats({ path: { id }, withResponse: true })),
-    volunteers: answerOf(dashboard.volunteers({ path: { id }, urlParams: {}, withResponse: true })),
-    applications: answerOf(dashboard.applications({ path: { id }, urlParams: {}, withResponse: true })),
-    pendingHours: answerOf(dashboard.pendingHours({ path: { id }, urlParams: {}, withResponse: true })),
-    wallet: answerOf(dashboard.wallet({ path: { id }, withResponse: true })),
-    walletTransactions: answerOf(dashboard.walletTransactions({ path: { id }, urlParams: {}, withResponse: true })),
-    deposit: answerOf(dashboard.deposit({ path: { id }, headers: {}, payload: { amount: 1 }, withResponse: true })),
-    autoPay: answerOf(dashboard.autoPay({ path: { id }, payload: { enabled: true }, withResponse: true }))
+    stats: statusAndCodeOf(dashboard.stats({ path: { id }, withResponse: true })),
+    volunteers: statusAndCodeOf(dashboard.volunteers({ path: { id }, urlParams: {}, withResponse: true })),
+    applications: statusAndCodeOf(dashboard.applications({ path: { id }, urlParams: {}, withResponse: true })),
+    pendingHours: statusAndCodeOf(dashboard.pendingHours({ path: { id }, urlParams: {}, withResponse: true })),
+    wallet: statusAndCodeOf(dashboard.wallet({ path: { id }, withResponse: true })),
+    walletTransactions: statusAndCodeOf(
+      dashboard.walletTransactions({ path: { id }, urlParams: {}, withResponse: true })
+    ),
+    deposit: statusAndCodeOf(
+      dashboard.deposit({ path: { id }, headers: {}, payload: { amount: 1 }, withResponse: true })
+    ),
+    autoPay: statusAndCodeOf(dashboard.autoPay({ path: { id }, payload: { enabled: true }, withResponse: true }))
   }
 }
 
@@ -122,7 +124,7 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("organis
           for (const [route, answer] of Object.entries(readRoutes(client, c.organisation.id))) {
             assert.deepStrictEqual(yield* answer, [200, undefined], `${who} ${route}`)
           }
-          const toggled = yield* answerOf(client.organisationDashboard.autoPay({
+          const toggled = yield* statusAndCodeOf(client.organisationDashboard.autoPay({
             path: { id: c.organisation.id },
             payload: { enabled: who !== "superAdmin" },
             withResponse: true

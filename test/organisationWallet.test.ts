@@ -5,19 +5,25 @@ import { TransactionId } from "@timebank/domain"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { codeOf, dataOf, type ErrorBody, fieldOf } from "./fixtures/bodies.js"
-import { type ApiClient, apiClient, expectError, expectStatus, pageCursor } from "./fixtures/client.js"
+import {
+  type ApiClient,
+  apiClient,
+  expectError,
+  expectStatus,
+  expectWire,
+  pageCursor,
+  wireClient
+} from "./fixtures/client.js"
 import { actor } from "./fixtures/community.js"
 import { balanceOf, countTransactions, fund, verifyLedger } from "./fixtures/ledger.js"
 import { rawRequest, TestApp } from "./fixtures/TestApp.js"
 import { authHeaders, makeSuperAdmin, makeUser } from "./fixtures/users.js"
 import {
-  expectWire,
   makeHours,
   makeMembership,
   makeOrganisation,
   organisationCommunity,
-  type TestOrganisation,
-  wireClient
+  type TestOrganisation
 } from "./fixtures/volunteering.js"
 
 type Headers = Record<string, string>

@@ -4,22 +4,19 @@ import type { CursorMeta, Tenant } from "@timebank/domain"
 import { OrganisationId, RecordId } from "@timebank/domain"
 import { Effect } from "effect"
 import { codeOf, dataOf, errorsOf, fieldsOf, metaOf } from "./fixtures/bodies.js"
-import { expectError, expectStatus, pageCursor } from "./fixtures/client.js"
+import { expectError, expectStatus, expectWire, ownAddressClient, pageCursor, wireClient } from "./fixtures/client.js"
 import { actor, community as sharedCommunity, type CommunityOptions } from "./fixtures/community.js"
 import { fromIp, randomIp } from "./fixtures/servers.js"
 import { makeTenant, tenantHeaders } from "./fixtures/tenants.js"
 import { rawRequest, TestApp } from "./fixtures/TestApp.js"
 import { authHeaders, makeSuperAdmin, makeUser } from "./fixtures/users.js"
 import {
-  clientFromAnyIp,
-  expectWire,
   makeApplication,
   makeHours,
   makeMembership,
   makeOpportunity,
   makeOrganisation,
-  makeReview,
-  wireClient
+  makeReview
 } from "./fixtures/volunteering.js"
 
 const includes = (actual: unknown, expected: Record<string, unknown>) =>
@@ -51,10 +48,10 @@ const community = (options: CommunityOptions = {}) =>
       owner: c.member,
       ownerHeaders: c.memberHeaders,
       api: {
-        admin: yield* clientFromAnyIp(c.admin),
-        owner: yield* clientFromAnyIp(c.member),
-        other: yield* clientFromAnyIp(c.other),
-        visitor: yield* clientFromAnyIp(c.visitor)
+        admin: yield* ownAddressClient(c.admin),
+        owner: yield* ownAddressClient(c.member),
+        other: yield* ownAddressClient(c.other),
+        visitor: yield* ownAddressClient(c.visitor)
       },
       // Clients that also keep the bodies as sent, for checks of the wire itself (made when used).
       wire: { owner: wireClient(c.member, { ownIp: true }), visitor: wireClient(c.visitor, { ownIp: true }) }
@@ -91,7 +88,7 @@ type DirectoryQuery = { readonly per_page?: number; readonly search?: string; re
 
 const directoryPage = (tenant: Tenant, { cursor, ...params }: DirectoryQuery = {}) =>
   Effect.flatMap(
-    clientFromAnyIp({ headers: tenantHeaders(tenant) }),
+    ownAddressClient({ headers: tenantHeaders(tenant) }),
     (client) =>
       client.organisations.directory({
         urlParams: { ...params, ...(cursor === undefined ? {} : { cursor: pageCursor(RecordId, cursor) }) }
@@ -234,7 +231,7 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("organis
         const { owner } = yield* community()
         const org = yield* makeOrganisation(owner)
         const stranger = tenantHeaders(yield* makeTenant())
-        const strangerClient = yield* clientFromAnyIp({ headers: stranger })
+        const strangerClient = yield* ownAddressClient({ headers: stranger })
         for (const id of [org.id, OrganisationId.make(99999999)]) {
           yield* strangerClient.organisations.get({ path: { id } }).pipe(expectError(404, "NOT_FOUND"))
         }
@@ -493,7 +490,7 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("organis
           expectError(409, "ALREADY_EXISTS")
         )
         // Another community may use it.
-        const elsewhere = yield* clientFromAnyIp(yield* actor(yield* makeUser(yield* makeTenant())))
+        const elsewhere = yield* ownAddressClient(yield* actor(yield* makeUser(yield* makeTenant())))
         yield* elsewhere.organisations.register({ payload: registration("Green Hands"), withResponse: true }).pipe(
           expectStatus(201)
         )
@@ -522,7 +519,7 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("organis
         yield* api.visitor.organisations.register({ payload: registration("No Token Club") }).pipe(
           expectError(401, "AUTH_REQUIRED")
         )
-        const visiting = yield* clientFromAnyIp({ headers: yield* authHeaders(yield* makeSuperAdmin(), tenant) })
+        const visiting = yield* ownAddressClient({ headers: yield* authHeaders(yield* makeSuperAdmin(), tenant) })
         yield* visiting.organisations.register({ payload: registration("Visiting Club") }).pipe(
           expectError(403, "FORBIDDEN")
         )
@@ -648,7 +645,7 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("organis
         includes(byCoOwner.data, { location: null, role: "owner" })
 
         // A site super-admin manages any organisation; without a membership they answer as `admin`.
-        const superAdmin = yield* clientFromAnyIp({ headers: yield* authHeaders(yield* makeSuperAdmin(), tenant) })
+        const superAdmin = yield* ownAddressClient({ headers: yield* authHeaders(yield* makeSuperAdmin(), tenant) })
         const bySuper = yield* superAdmin.organisations.update({
           path: { id: org.id },
           payload: { name: "Super Name" },

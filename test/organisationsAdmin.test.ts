@@ -10,23 +10,29 @@ import { OrganisationId, RecordId } from "@timebank/domain"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { codeOf, dataOf, errorsOf, fieldsOf } from "./fixtures/bodies.js"
-import { type ApiClient, apiClient, expectError, expectStatus, pageCursor } from "./fixtures/client.js"
+import {
+  type ApiClient,
+  apiClient,
+  expectError,
+  expectStatus,
+  expectWire,
+  ownAddressClient,
+  pageCursor,
+  wireClient
+} from "./fixtures/client.js"
 import { community as sharedCommunity, type CommunityOptions, makeActor } from "./fixtures/community.js"
 import { verifyLedger } from "./fixtures/ledger.js"
 import { rawRequest, TestApp } from "./fixtures/TestApp.js"
 import { authHeaders, makeSuperAdmin, makeUser } from "./fixtures/users.js"
 import {
-  answerOf,
-  clientFromAnyIp,
-  expectWire,
   makeApplication,
   makeHours,
   makeMembership,
   makeOpportunity,
   makeOrganisation,
   makeReview,
-  type TestOrganisation,
-  wireClient
+  statusAndCodeOf,
+  type TestOrganisation
 } from "./fixtures/volunteering.js"
 
 const metaOf = <A = Record<string, unknown>>(body: unknown) => (body as { meta: A }).meta
@@ -93,17 +99,17 @@ const registration = (name: string = `Org ${randomUUID().slice(0, 8)}`) => ({
 const everyRoute = (client: ApiClient, id: OrganisationId, ownerId: number) => {
   const admin = client.adminOrganisations
   return {
-    list: answerOf(admin.list({ urlParams: {}, withResponse: true })),
-    create: answerOf(admin.create({ payload: { ...registration(), owner_id: ownerId }, withResponse: true })),
-    update: answerOf(admin.update({
+    list: statusAndCodeOf(admin.list({ urlParams: {}, withResponse: true })),
+    create: statusAndCodeOf(admin.create({ payload: { ...registration(), owner_id: ownerId }, withResponse: true })),
+    update: statusAndCodeOf(admin.update({
       path: { id },
       payload: { description: "A new description that is long enough." },
       withResponse: true
     })),
-    setStatus: answerOf(admin.setStatus({ path: { id }, payload: { status: "suspended" }, withResponse: true })),
-    members: answerOf(admin.members({ path: { id }, urlParams: {}, withResponse: true })),
-    adjustWallet: answerOf(adjust(client, id, { amount: 5, reason: "Top up" })),
-    walletTransactions: answerOf(admin.walletTransactions({ path: { id }, urlParams: {}, withResponse: true }))
+    setStatus: statusAndCodeOf(admin.setStatus({ path: { id }, payload: { status: "suspended" }, withResponse: true })),
+    members: statusAndCodeOf(admin.members({ path: { id }, urlParams: {}, withResponse: true })),
+    adjustWallet: statusAndCodeOf(adjust(client, id, { amount: 5, reason: "Top up" })),
+    walletTransactions: statusAndCodeOf(admin.walletTransactions({ path: { id }, urlParams: {}, withResponse: true }))
   }
 }
 
@@ -175,7 +181,7 @@ const getOne = (c: Community, id: number) =>
 
 const directoryIds = (c: Community) =>
   Effect.flatMap(
-    clientFromAnyIp(c.visitor),
+    ownAddressClient(c.visitor),
     (client) => Effect.map(client.organisations.directory({ urlParams: { per_page: 50 } }), idsOf)
   )
 
@@ -531,7 +537,7 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("admin o
         const suspended = yield* setStatus("suspended")
         includes(suspended.data, { status: "suspended" })
         assert.deepStrictEqual(yield* directoryIds(c), [])
-        const visitor = yield* clientFromAnyIp(c.visitor)
+        const visitor = yield* ownAddressClient(c.visitor)
         yield* visitor.organisations.get({ path: { id: org.id } }).pipe(expectError(404, "NOT_FOUND"))
 
         // Setting the status it has is a no-op: 200, no event.

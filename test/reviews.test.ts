@@ -4,19 +4,21 @@ import type { Tenant } from "@timebank/domain"
 import { type CursorMeta, RecordId } from "@timebank/domain"
 import { Effect } from "effect"
 import { codeOf, dataOf, errorsOf, fieldsOf } from "./fixtures/bodies.js"
-import { apiClient, expectError, expectStatus, pageCursor, statusOf } from "./fixtures/client.js"
+import {
+  apiClient,
+  expectError,
+  expectStatus,
+  expectWire,
+  ownAddressClient,
+  pageCursor,
+  statusOf,
+  wireClient
+} from "./fixtures/client.js"
 import { actor } from "./fixtures/community.js"
 import { fromIp, randomIp } from "./fixtures/servers.js"
 import { rawRequest, TestApp } from "./fixtures/TestApp.js"
 import { authHeaders, makeAdmin, makeSuperAdmin, makeUser } from "./fixtures/users.js"
-import {
-  clientFromAnyIp,
-  expectWire,
-  makeOrganisation,
-  makeReview,
-  organisationCommunity,
-  wireClient
-} from "./fixtures/volunteering.js"
+import { makeOrganisation, makeReview, organisationCommunity } from "./fixtures/volunteering.js"
 
 const includes = (actual: unknown, expected: Record<string, unknown>) =>
   assert.deepInclude<Record<string, unknown>>(actual as Record<string, unknown>, expected)
@@ -99,7 +101,7 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("reviews
         }).pipe(expectWire(200))
         assert.deepStrictEqual(listed.body, { data: [dataOf(res.body)], meta: { per_page: 20, has_more: false } })
         // The organisation's aggregates follow.
-        const detail = yield* (yield* clientFromAnyIp(visitor)).organisations.get({ path: { id: organisation.id } })
+        const detail = yield* (yield* ownAddressClient(visitor)).organisations.get({ path: { id: organisation.id } })
         includes(detail.data, { review_count: 1, average_rating: 4 })
       }))
 

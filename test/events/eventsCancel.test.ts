@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { dataOf } from "../fixtures/bodies.js"
-import { expectError, expectOk } from "../fixtures/client.js"
+import { expectError, expectOk, ownAddressClient } from "../fixtures/client.js"
 import { community } from "../fixtures/community.js"
 import {
   asJson,
@@ -16,7 +16,6 @@ import {
   makeEvent,
   makePoll,
   outboxOf,
-  ownAddressClient,
   rawCall,
   type TestEvent
 } from "../fixtures/events.js"

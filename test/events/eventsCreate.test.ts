@@ -1,19 +1,9 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { codeOf, dataOf, fieldsOf } from "../fixtures/bodies.js"
-import { expectError, expectOk } from "../fixtures/client.js"
+import { expectError, expectOk, ownAddressClient } from "../fixtures/client.js"
 import { community } from "../fixtures/community.js"
-import {
-  asJson,
-  countWhere,
-  eventRow,
-  hoursFromNow,
-  inHours,
-  makePoll,
-  outboxOf,
-  ownAddressClient,
-  rawCall
-} from "../fixtures/events.js"
+import { asJson, countWhere, eventRow, hoursFromNow, inHours, makePoll, outboxOf, rawCall } from "../fixtures/events.js"
 import { makeCategory } from "../fixtures/listings.js"
 import { makeTenant } from "../fixtures/tenants.js"
 import { TestApp } from "../fixtures/TestApp.js"

@@ -1,7 +1,7 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { DateTime, Effect } from "effect"
 import { codeOf, fieldsOf } from "../fixtures/bodies.js"
-import { apiClient, expectError, expectOk } from "../fixtures/client.js"
+import { apiClient, expectError, expectOk, ownAddressClient } from "../fixtures/client.js"
 import { community } from "../fixtures/community.js"
 import {
   asJson,
@@ -13,7 +13,6 @@ import {
   makeEvent,
   makePoll,
   outboxOf,
-  ownAddressClient,
   rawCall,
   rsvpOf
 } from "../fixtures/events.js"

@@ -2,8 +2,8 @@ import { assert, describe, layer } from "@effect/vitest"
 import type { EventId } from "@timebank/domain"
 import { DateTime as EffectDateTime, Effect } from "effect"
 import { fieldsOf } from "../../fixtures/bodies.js"
-import { type ApiClient, expectError, expectOk } from "../../fixtures/client.js"
-import { asJson, insertRsvp, makeEvent, outboxOf, ownAddressClient, rawCall } from "../../fixtures/events.js"
+import { type ApiClient, expectError, expectOk, ownAddressClient } from "../../fixtures/client.js"
+import { asJson, insertRsvp, makeEvent, outboxOf, rawCall } from "../../fixtures/events.js"
 import { TestApp } from "../../fixtures/TestApp.js"
 import {
   base,
