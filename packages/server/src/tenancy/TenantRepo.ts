@@ -1,19 +1,13 @@
 import { SqlClient } from "@effect/sql"
-import { Features, Tenant, TenantId, TenantSettings, TenantStatus } from "@timebank/domain"
+import { Tenant, TenantId } from "@timebank/domain"
 import { Effect, Option, Schema } from "effect"
 import { dbId, DbInt, decodeFirst, decodeRows, decodeSingle } from "../platform/SqlRows.js"
 import { dieOnSqlError } from "../platform/TenantSql.js"
 
-/** A row of `tenants`; `settings` gets every default applied as it is decoded. */
+/** A row of `tenants`: the Tenant's fields as stored (`settings` gets every default applied as it is decoded). */
 const TenantRow = Schema.Struct({
+  ...Tenant.fields,
   id: dbId(TenantId),
-  slug: Schema.String,
-  name: Schema.String,
-  domain: Schema.NullOr(Schema.String),
-  status: TenantStatus,
-  timezone: Schema.String,
-  features: Features,
-  settings: TenantSettings,
   created_at: Schema.DateTimeUtcFromDate,
   updated_at: Schema.DateTimeUtcFromDate
 })
