@@ -126,9 +126,9 @@ describe("image checks", () => {
   })
 
   plain("a series shares its cover with the template", () => {
-    assert.strictEqual(seriesRootOf({ id: "5", is_recurring_template: true, parent_event_id: null }), 5)
-    assert.strictEqual(seriesRootOf({ id: "6", is_recurring_template: false, parent_event_id: "5" }), 5)
-    assert.strictEqual(seriesRootOf({ id: "7", is_recurring_template: false, parent_event_id: null }), 7)
+    assert.strictEqual(seriesRootOf({ id: 5, is_recurring_template: true, parent_event_id: null }), 5)
+    assert.strictEqual(seriesRootOf({ id: 6, is_recurring_template: false, parent_event_id: 5 }), 5)
+    assert.strictEqual(seriesRootOf({ id: 7, is_recurring_template: false, parent_event_id: null }), 7)
   })
 })
 

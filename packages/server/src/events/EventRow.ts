@@ -78,15 +78,10 @@ type SeriesPosition = Pick<EventRow, "id" | "is_recurring_template" | "parent_ev
 export const templateIdOf = (row: SeriesPosition): number | null =>
   row.is_recurring_template ? row.id : row.parent_event_id
 
-/**
- * The row a series shares its cover and calendar entry with: the template of a recurring series, else the event.
- * Ids may also come as the digits a unit test writes.
- */
-export const seriesRootOf = (event: {
-  readonly id: number | string
-  readonly is_recurring_template: boolean
-  readonly parent_event_id: number | string | null
-}): number => Number(event.is_recurring_template ? event.id : event.parent_event_id ?? event.id)
+/** The row a series shares its cover and calendar entry with: the template of a recurring series, else the event. */
+export const seriesRootOf = (
+  event: Pick<EventRow, "is_recurring_template"> & { readonly id: number; readonly parent_event_id: number | null }
+): number => event.is_recurring_template ? event.id : event.parent_event_id ?? event.id
 
 /** The columns an event shows as they are stored: its API view and its outbox snapshot both carry them. */
 export const storedFields = (row: EventRow) => ({
