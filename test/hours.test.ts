@@ -341,7 +341,8 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("volunte
           hours: 2.5,
           status: "approved",
           payment_status: "pending",
-          reviewed_by: c.orgAdmin.id
+          reviewed_by: c.orgAdmin.id,
+          organisation_name: c.organisation.name
         }])
         // The volunteer sees the payment in their own list and wallet history.
         const mine = yield* c.volunteer.client.hours.mine({ urlParams: {} })
@@ -499,8 +500,12 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("volunte
         )
         assert.strictEqual(yield* organisationBalance(c.organisation), 4)
         assert.deepStrictEqual(
-          (yield* eventsOf(c.tenant, "VolHoursReviewed")).map((e) => [e["hour_log_id"], e["status"]]),
-          [[log.id, "declined"], [approved.id, "approved"]]
+          (yield* eventsOf(c.tenant, "VolHoursReviewed")).map((e) => [
+            e["hour_log_id"],
+            e["status"],
+            e["organisation_name"]
+          ]),
+          [[log.id, "declined", c.organisation.name], [approved.id, "approved", c.organisation.name]]
         )
       }))
 

@@ -129,7 +129,8 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("opportu
           organisation_id: c.organisation.id,
           title: "Sort donations",
           status: "open",
-          created_by: c.owner.id
+          created_by: c.owner.id,
+          organisation_name: c.organisation.name
         }])
         const visitor = yield* wireClient(c.visitor)
         const got = yield* visitor.opportunities.get({
@@ -503,7 +504,7 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("opportu
     it.effect("a manager approves (VolApplicationReviewed); the same decision again changes nothing", () =>
       Effect.gen(function*() {
         const c = yield* community()
-        const opportunity = yield* makeOpportunity(c.organisation)
+        const opportunity = yield* makeOpportunity(c.organisation, { title: "Pack food parcels" })
         const application = yield* makeApplication(opportunity, c.volunteer, "pending")
         const review = (client: ApiClient, status: "approved" | "declined") =>
           client.applications.review({ path: { id: application.id }, payload: { status }, withResponse: true })
@@ -519,7 +520,9 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("opportu
           organisation_id: c.organisation.id,
           user_id: c.volunteer.id,
           status: "approved",
-          reviewed_by: c.orgAdmin.id
+          reviewed_by: c.orgAdmin.id,
+          opportunity_title: "Pack food parcels",
+          organisation_name: c.organisation.name
         }])
         const again = yield* review(yield* wireClient(c.owner), "approved").pipe(expectWire(200))
         assert.deepStrictEqual(again.body, res.body)

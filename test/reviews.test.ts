@@ -18,7 +18,7 @@ import { actor } from "./fixtures/community.js"
 import { fromIp, randomIp } from "./fixtures/servers.js"
 import { rawRequest, TestApp } from "./fixtures/TestApp.js"
 import { authHeaders, makeAdmin, makeSuperAdmin, makeUser } from "./fixtures/users.js"
-import { makeOrganisation, makeReview, organisationCommunity } from "./fixtures/volunteering.js"
+import { makeMembership, makeOrganisation, makeReview, organisationCommunity } from "./fixtures/volunteering.js"
 
 const includes = (actual: unknown, expected: Record<string, unknown>) =>
   assert.deepInclude<Record<string, unknown>>(actual as Record<string, unknown>, expected)
@@ -57,7 +57,7 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("reviews
   describe("create", () => {
     it.effect("POST reviews an organisation (201, approved), writes ReviewCreated, and the list shows it", () =>
       Effect.gen(function*() {
-        const { organisation, reviewer, tenant, visitor } = yield* community()
+        const { organisation, owner, reviewer, tenant, visitor } = yield* community()
         // Raw: the comment's surrounding spaces are trimmed by the server, which the typed client would refuse.
         const res = yield* call("POST", REVIEWS, reviewer.headers, {
           target_type: "organization",
@@ -90,7 +90,9 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("reviews
           reviewer_id: reviewer.id,
           target_type: "organization",
           target_id: organisation.id,
-          rating: 4
+          rating: 4,
+          target_name: organisation.name,
+          notify_user_ids: [owner.id]
         }])
         // The list item is the created review exactly, on the wire.
         const wire = yield* wireClient(visitor)
@@ -107,7 +109,7 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("reviews
 
     it.effect("reviews a member; the comment defaults to empty", () =>
       Effect.gen(function*() {
-        const { other, reviewer, visitor } = yield* community()
+        const { other, reviewer, tenant, visitor } = yield* community()
         // Raw: without a comment, which the typed client always sends.
         const res = yield* call("POST", REVIEWS, reviewer.headers, {
           target_type: "user",
@@ -116,8 +118,46 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("reviews
         })
         assert.strictEqual(res.status, 201, res.text)
         includes(dataOf(res.body), { target_type: "user", target_id: other.id, rating: 5, comment: "" })
+        // The event names the reviewed member and tells them (notifications may not read volunteering's tables).
+        assert.deepStrictEqual(yield* eventsOf(tenant, "ReviewCreated"), [{
+          review_id: dataOf<ReviewItem>(res.body).id,
+          reviewer_id: reviewer.id,
+          target_type: "user",
+          target_id: other.id,
+          rating: 5,
+          target_name: "Otto Other",
+          notify_user_ids: [other.id]
+        }])
         const listed = yield* visitor.client.reviews.list({ path: { type: "user", id: other.id }, urlParams: {} })
         assert.deepStrictEqual(listed.data.map((r) => r.id), [dataOf<ReviewItem>(res.body).id])
+      }))
+
+    it.effect("a review of an organisation tells its creator and active owners, once each, never the reviewer", () =>
+      Effect.gen(function*() {
+        const { organisation, owner, reviewer, other, tenant } = yield* community()
+        const [coOwner, admin, pendingOwner, removedOwner] = yield* Effect.all([
+          makeUser(tenant, { firstName: "Cora", lastName: "Coowner" }),
+          makeUser(tenant, { firstName: "Adam", lastName: "Orgadmin" }),
+          makeUser(tenant, { firstName: "Pam", lastName: "Pending" }),
+          makeUser(tenant, { firstName: "Rex", lastName: "Removed" })
+        ])
+        yield* makeMembership(organisation, coOwner, "owner")
+        yield* makeMembership(organisation, admin, "admin")
+        yield* makeMembership(organisation, pendingOwner, "owner", "pending")
+        yield* makeMembership(organisation, removedOwner, "owner", "removed")
+        // The reviewer is an owner too (a member may review an organisation they help run): not told.
+        yield* makeMembership(organisation, reviewer, "owner")
+        const payload = { target_type: "organization", target_id: organisation.id, rating: 3, comment: "" } as const
+        yield* reviewer.client.reviews.create({ payload, withResponse: true }).pipe(expectStatus(201))
+        // The creator reviewing their own organisation tells the other owners only.
+        yield* owner.client.reviews.create({ payload, withResponse: true }).pipe(expectStatus(201))
+        // Another organisation's owners are not told.
+        yield* makeOrganisation(other)
+        const events = yield* eventsOf(tenant, "ReviewCreated")
+        assert.deepStrictEqual(events.map((e) => [e["reviewer_id"], e["target_name"], e["notify_user_ids"]]), [
+          [reviewer.id, organisation.name, [owner.id, coOwner.id].sort((a, b) => a - b)],
+          [owner.id, organisation.name, [reviewer.id, coOwner.id].sort((a, b) => a - b)]
+        ])
       }))
 
     it.effect("a second review of the same target by the same member is 409 ALREADY_EXISTS; others may still", () =>

@@ -36,7 +36,9 @@ export class VolOpportunityCreated extends Schema.TaggedClass<VolOpportunityCrea
   organisation_id: Schema.Number,
   title: Schema.String,
   status: Schema.String,
-  created_by: Schema.Number
+  created_by: Schema.Number,
+  /** For notifications, which may not read volunteering's tables; absent in events stored before it was added. */
+  organisation_name: Schema.optionalWith(Schema.String, { exact: true })
 }) {}
 
 export class VolOpportunityUpdated extends Schema.TaggedClass<VolOpportunityUpdated>()("VolOpportunityUpdated", {
@@ -61,7 +63,10 @@ export class VolApplicationReviewed extends Schema.TaggedClass<VolApplicationRev
   organisation_id: Schema.Number,
   user_id: Schema.Number,
   status: Schema.String,
-  reviewed_by: Schema.Number
+  reviewed_by: Schema.Number,
+  /** For notifications (absent in events stored before they were added), as are the names below. */
+  opportunity_title: Schema.optionalWith(Schema.String, { exact: true }),
+  organisation_name: Schema.optionalWith(Schema.String, { exact: true })
 }) {}
 
 /** `date` is the `YYYY-MM-DD` the hours were worked. */
@@ -81,7 +86,8 @@ export class VolHoursReviewed extends Schema.TaggedClass<VolHoursReviewed>()("Vo
   hours: Schema.Number,
   status: Schema.String,
   payment_status: Schema.String,
-  reviewed_by: Schema.Number
+  reviewed_by: Schema.Number,
+  organisation_name: Schema.optionalWith(Schema.String, { exact: true })
 }) {}
 
 export class ReviewCreated extends Schema.TaggedClass<ReviewCreated>()("ReviewCreated", {
@@ -89,5 +95,9 @@ export class ReviewCreated extends Schema.TaggedClass<ReviewCreated>()("ReviewCr
   reviewer_id: Schema.Number,
   target_type: Schema.String,
   target_id: Schema.Number,
-  rating: Schema.Number
+  rating: Schema.Number,
+  /** The reviewed member's "first last", or the organisation's name. */
+  target_name: Schema.optionalWith(Schema.String, { exact: true }),
+  /** Who is told of the review: the reviewed member, or the organisation's owners; never the reviewer. */
+  notify_user_ids: Schema.optionalWith(Schema.Array(Schema.Number), { exact: true })
 }) {}

@@ -90,9 +90,11 @@ export class ApplicationsService extends Effect.Service<ApplicationsService>()("
     const review = Effect.fn("Applications.review")(function*(id: ApplicationId, decision: ReviewDecision) {
       const row = yield* find(id)
       return yield* access.change(row.organisation_id)(Effect.gen(function*() {
-        const { actor } = yield* OrganisationManager
+        const { actor, organisation } = yield* OrganisationManager
         yield* requireNotOwn(row.user_id, actor, "application")
         if (row.status === decision) return yield* views.application(row)
+        // Read outside the transaction: an application's opportunity never changes (and is never deleted alone).
+        const opportunity = yield* opportunities.find(row.opportunity_id)
         const decided = yield* db.transaction(Effect.gen(function*() {
           const updated = yield* repo.decide(id, decision, actor.userId)
           if (Option.isSome(updated)) {
@@ -103,7 +105,9 @@ export class ApplicationsService extends Effect.Service<ApplicationsService>()("
                 organisation_id: updated.value.organisation_id,
                 user_id: updated.value.user_id,
                 status: decision,
-                reviewed_by: actor.userId
+                reviewed_by: actor.userId,
+                opportunity_title: opportunity.title,
+                organisation_name: organisation.name
               })
             )
           }

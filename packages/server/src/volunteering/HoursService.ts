@@ -129,7 +129,7 @@ export class HoursService extends Effect.Service<HoursService>()("HoursService",
       return yield* requireCommunityMember("log volunteering hours")(record(input))
     })
 
-    const reviewedEvent = (row: HourLogRow, reviewer: Actor) =>
+    const reviewedEvent = (row: HourLogRow, reviewer: Actor, organisation: OrganisationRow) =>
       new DomainEvents.VolHoursReviewed({
         hour_log_id: row.id,
         organisation_id: row.organisation_id,
@@ -137,7 +137,8 @@ export class HoursService extends Effect.Service<HoursService>()("HoursService",
         hours: row.hours,
         status: row.status,
         payment_status: row.payment_status,
-        reviewed_by: reviewer.userId
+        reviewed_by: reviewer.userId,
+        organisation_name: organisation.name
       })
 
     /** Pays what an approval owes (step 2 and 3 above); a log that owes nothing is returned as it is. */
@@ -169,7 +170,7 @@ export class HoursService extends Effect.Service<HoursService>()("HoursService",
           const approved = yield* db.transaction(Effect.gen(function*() {
             const approved = yield* repo.approve(row.id, reviewer.userId, organisation.auto_pay_enabled)
             if (Option.isSome(approved)) {
-              yield* outbox.append(reviewedEvent(approved.value, reviewer))
+              yield* outbox.append(reviewedEvent(approved.value, reviewer, organisation))
             }
             return approved
           }))
@@ -179,13 +180,13 @@ export class HoursService extends Effect.Service<HoursService>()("HoursService",
         return yield* settlePayment(current, organisation)
       })
 
-    const decline = (row: HourLogRow, reviewer: Actor) =>
+    const decline = (row: HourLogRow, reviewer: Actor, organisation: OrganisationRow) =>
       Effect.gen(function*() {
         if (row.status === "approved") return yield* alreadyReviewed("approved")
         if (row.status === "declined") return row
         const declined = yield* db.transaction(Effect.gen(function*() {
           const declined = yield* repo.decline(row.id, reviewer.userId)
-          if (Option.isSome(declined)) yield* outbox.append(reviewedEvent(declined.value, reviewer))
+          if (Option.isSome(declined)) yield* outbox.append(reviewedEvent(declined.value, reviewer, organisation))
           return declined
         }))
         const current = yield* orCurrent(row.id)(declined)
@@ -200,7 +201,7 @@ export class HoursService extends Effect.Service<HoursService>()("HoursService",
         yield* requireNotOwn(row.user_id, actor, "hours")
         const current = decision === "approved"
           ? yield* approve(row, actor, organisation)
-          : yield* decline(row, actor)
+          : yield* decline(row, actor, organisation)
         return yield* views.hourLog(current)
       }))
     })

@@ -85,7 +85,8 @@ export class OpportunitiesService extends Effect.Service<OpportunitiesService>()
                 organisation_id: organisationId,
                 title: row.title,
                 status: row.status,
-                created_by: actor.userId
+                created_by: actor.userId,
+                organisation_name: organisation.name
               })
             )
             return row

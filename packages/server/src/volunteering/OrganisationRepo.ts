@@ -33,6 +33,20 @@ export const OrganisationRow = Schema.Struct({
 })
 export type OrganisationRow = typeof OrganisationRow.Type
 
+/** The columns the public directory shows (its hottest read): what `DirectoryOrganisation` needs, nothing more. */
+export const DirectoryRow = OrganisationRow.pick(
+  "id",
+  "user_id",
+  "name",
+  "description",
+  "contact_email",
+  "website",
+  "logo_url",
+  "location",
+  "created_at"
+)
+export type DirectoryRow = typeof DirectoryRow.Type
+
 /** An organisation the user runs, with their role in it. */
 export const ManagedOrganisationRow = Schema.Struct({ ...OrganisationRow.fields, member_role: MemberRole })
 export type ManagedOrganisationRow = typeof ManagedOrganisationRow.Type
@@ -53,10 +67,12 @@ export type MembershipRow = typeof MembershipRow.Type
 const NameRow = Schema.Struct({ id: dbId(OrganisationId), name: Schema.String })
 
 const organisations = decodeRows(OrganisationRow)
+const directoryRows = decodeRows(DirectoryRow)
 const firstMembership = decodeFirst(MembershipRow)
 const exists = decodeFirst(Schema.Struct({ id: DbInt }))
 const memberCounts = decodeRows(Schema.Struct({ organisation_id: DbInt, n: DbInt }))
 const count = decodeSingle(Schema.Struct({ n: DbInt }))
+const ownerRows = decodeRows(Schema.Struct({ user_id: dbId(UserId) }))
 
 export interface OrganisationInsert {
   readonly userId: number
@@ -216,8 +232,10 @@ export class OrganisationRepo extends Effect.Service<OrganisationRepo>()("Organi
             ...searchCondition(q.search)
           ]
           if (q.before !== undefined) conditions.push(sql`id < ${q.before}`)
-          return sql`SELECT * FROM vol_organisations WHERE ${sql.and(conditions)}
-            ORDER BY id DESC LIMIT ${q.limit}`.pipe(organisations)
+          return sql`
+            SELECT id, user_id, name, description, contact_email, website, logo_url, location, created_at
+            FROM vol_organisations WHERE ${sql.and(conditions)}
+            ORDER BY id DESC LIMIT ${q.limit}`.pipe(directoryRows)
         }),
 
       /** Every status, newest first, with the total for offset paging. */
@@ -259,6 +277,21 @@ export class OrganisationRepo extends Effect.Service<OrganisationRepo>()("Organi
             SELECT * FROM vol_organisation_members
             WHERE tenant_id = ${tenantId} AND organisation_id = ${organisationId} AND user_id = ${userId}
               AND org_type = ${ORG_TYPE}`.pipe(firstMembership)
+        ),
+
+      /**
+       * Who owns the organisation, distinct and in id order: its creator and its members with an active `owner`
+       * membership (of this module). Empty when it is not an organisation of this tenant.
+       */
+      ownerIds: (organisationId: number) =>
+        db.query((tenantId) =>
+          sql`
+            SELECT user_id FROM vol_organisations WHERE tenant_id = ${tenantId} AND id = ${organisationId}
+            UNION
+            SELECT user_id FROM vol_organisation_members
+            WHERE tenant_id = ${tenantId} AND organisation_id = ${organisationId} AND org_type = ${ORG_TYPE}
+              AND role = 'owner' AND status = 'active'
+            ORDER BY user_id`.pipe(ownerRows, Effect.map((rows) => rows.map((r) => r.user_id)))
         ),
 
       /**

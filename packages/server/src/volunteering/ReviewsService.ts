@@ -15,6 +15,7 @@ import { Outbox } from "../platform/Outbox.js"
 import { CommunityMember, requireCommunityMember } from "../platform/Policy.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { OrganisationAccess } from "./OrganisationPolicy.js"
+import { OrganisationRepo } from "./OrganisationRepo.js"
 import { ReviewRepo, type ReviewRow, type ReviewTarget } from "./ReviewRepo.js"
 import { volunteeringPage } from "./VolunteeringPage.js"
 import { memberOf } from "./VolunteeringViews.js"
@@ -40,6 +41,7 @@ export class ReviewsService extends Effect.Service<ReviewsService>()("ReviewsSer
   dependencies: [
     ReviewRepo.Default,
     OrganisationAccess.Default,
+    OrganisationRepo.Default,
     ProfileService.Default,
     UserSummaries.Default,
     Outbox.Default,
@@ -49,6 +51,7 @@ export class ReviewsService extends Effect.Service<ReviewsService>()("ReviewsSer
     const db = yield* TenantSql
     const repo = yield* ReviewRepo
     const organisations = yield* OrganisationAccess
+    const organisationRepo = yield* OrganisationRepo
     const profiles = yield* ProfileService
     const users = yield* UserSummaries
     const outbox = yield* Outbox
@@ -61,6 +64,26 @@ export class ReviewsService extends Effect.Service<ReviewsService>()("ReviewsSer
       target.type === "organization"
         ? Effect.asVoid(organisations.visible(target.id))
         : Effect.asVoid(profiles.publicProfile(target.id))
+
+    /**
+     * {@link requireTarget} for a new review, with what its event carries: the target's name, and who is told of
+     * the review (the reviewed member, or the organisation's owners), never the reviewer.
+     */
+    const describeTarget = (target: ReviewTarget, reviewerId: number) =>
+      Effect.gen(function*() {
+        if (target.type === "organization") {
+          const [organisation, owners] = yield* Effect.all([
+            organisations.visible(target.id),
+            organisationRepo.ownerIds(target.id)
+          ], { concurrency: 2 })
+          return { name: organisation.name, notify: owners.filter((id) => id !== reviewerId) }
+        }
+        const member = yield* profiles.publicProfile(target.id)
+        return {
+          name: `${member.first_name} ${member.last_name}`.trim(),
+          notify: target.id === reviewerId ? [] : [target.id]
+        }
+      })
 
     const views = (rows: ReadonlyArray<ReviewRow>) =>
       Effect.map(
@@ -75,7 +98,7 @@ export class ReviewsService extends Effect.Service<ReviewsService>()("ReviewsSer
         if (target.type === "user" && target.id === reviewer.userId) {
           return yield* ValidationFailed.field("target_id", "you cannot review yourself")
         }
-        yield* requireTarget(target)
+        const described = yield* describeTarget(target, reviewer.userId)
         if (yield* repo.exists(reviewer.userId, target)) return yield* reviewAlreadyExists()
         const row = yield* db.transaction(Effect.gen(function*() {
           const inserted = yield* repo.insert({
@@ -91,7 +114,9 @@ export class ReviewsService extends Effect.Service<ReviewsService>()("ReviewsSer
               reviewer_id: reviewer.userId,
               target_type: target.type,
               target_id: target.id,
-              rating: inserted.value.rating
+              rating: inserted.value.rating,
+              target_name: described.name,
+              notify_user_ids: described.notify
             })
           )
           return inserted.value
