@@ -9,6 +9,7 @@ import m0006 from "./0006_volunteering.js"
 import m0007 from "./0007_events.js"
 import m0008 from "./0008_recurrence.js"
 import m0009 from "./0009_outbox_parking.js"
+import m0010 from "./0010_notifications.js"
 
 /** Forward-only migrations, in order. A landed migration is never edited; add a new one. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
@@ -20,5 +21,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0006_volunteering": m0006,
   "0007_events": m0007,
   "0008_recurrence": m0008,
-  "0009_outbox_parking": m0009
+  "0009_outbox_parking": m0009,
+  "0010_notifications": m0010
 }

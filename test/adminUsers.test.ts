@@ -760,7 +760,9 @@ layer(TestApp({ TRUST_PROXY: "true" }), { excludeTestServices: true, timeout: "1
         const res = yield* client.adminUsers.sendPasswordReset({ path, withResponse: true }).pipe(expectStatus(200))
         assert.deepStrictEqual(res, { data: { queued: true }, meta: {} })
         const [mail] = yield* mailsOf(member.id)
-        assert.include(mail, { to_email: member.email, template: "password_reset", status: "pending" })
+        assert.include(mail, { to_email: member.email, template: "password_reset" })
+        // Queued, and sent within a second or so by the mailer (as `.eml` here: no SMTP_URL).
+        assert.oneOf(mail!.status, ["pending", "sent"])
         assert.include(mail!.data, { first_name: "Mia", tenant_slug: tenant.slug, tenant_name: tenant.name })
         const token = String(mail!.data["token"])
         assert.isAbove(token.length, 30)
@@ -782,7 +784,8 @@ layer(TestApp({ TRUST_PROXY: "true" }), { excludeTestServices: true, timeout: "1
         const res = yield* client.adminUsers.sendWelcomeEmail({ path: { id: UserId.make(member.id) } })
         assert.deepStrictEqual(res, { data: { queued: true }, meta: {} })
         const [mail] = yield* mailsOf(member.id)
-        assert.include(mail, { to_email: member.email, template: "welcome", status: "pending" })
+        assert.include(mail, { to_email: member.email, template: "welcome" })
+        assert.oneOf(mail!.status, ["pending", "sent"])
         assert.notProperty(mail!.data, "set_password")
 
         const created = yield* client.adminUsers.create({

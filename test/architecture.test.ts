@@ -72,7 +72,16 @@ const TABLES: Record<string, ReadonlyArray<string>> = {
     "event_recurrence_rules",
     "event_reminder_deliveries"
   ],
-  polls: ["polls", "poll_options", "poll_votes"]
+  polls: ["polls", "poll_options", "poll_votes"],
+  notifications: [
+    "notifications",
+    "notification_settings",
+    "user_mutes",
+    "notification_email_queue",
+    "push_subscriptions",
+    "push_log",
+    "signing_keys"
+  ]
 }
 const ownerOf = new Map(Object.entries(TABLES).flatMap(([feature, tables]) => tables.map((t) => [t, feature])))
 

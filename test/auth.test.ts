@@ -418,7 +418,8 @@ layer(TestApp({ LEGACY_JWT_SECRET: LEGACY_SECRET }), { excludeTestServices: true
             email_transactions: true,
             email_messages: true,
             email_reviews: true,
-            push_enabled: true
+            push_enabled: true,
+            email_enabled: true
           })
           yield* client.users.updateNotifications({ payload: { email_reviews: false } })
           const after = yield* client.users.notifications()

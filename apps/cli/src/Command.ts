@@ -18,11 +18,13 @@ export type Flags = { readonly [name: string]: string | boolean | undefined }
 
 /**
  * What a command runs on: `database` is the bare SQL client (so `migrate` can see which migrations it ran itself),
- * `services` the migrated platform with the shared services.
+ * `services` the migrated platform with the shared services, `none` nothing.
  */
 export interface Needs {
   readonly database: SqlClient.SqlClient
   readonly services: TenantService | UserAccounts | LedgerVerify
+  /** No database at all (key generation and the like). */
+  readonly none: never
 }
 
 export interface Command<K extends keyof Needs = keyof Needs> {
@@ -38,4 +40,4 @@ export interface Command<K extends keyof Needs = keyof Needs> {
   readonly run: (positionals: ReadonlyArray<string>, flags: Flags) => Effect.Effect<Output, CommandError, Needs[K]>
 }
 
-export type AnyCommand = Command<"database"> | Command<"services">
+export type AnyCommand = Command<"database"> | Command<"services"> | Command<"none">

@@ -5,6 +5,7 @@ import { type Invocation, parseInvocation, type UsageError } from "./Arguments.j
 import type { AnyCommand, Output } from "./Command.js"
 import { ledgerVerify } from "./commands/ledger.js"
 import { migrate } from "./commands/migrate.js"
+import { pushVapidKeys } from "./commands/push.js"
 import { seedDemo } from "./commands/seed.js"
 import { tenantCreate, tenantList, tenantUpdate } from "./commands/tenant.js"
 import { userCreate } from "./commands/user.js"
@@ -17,7 +18,8 @@ const commands: ReadonlyArray<AnyCommand> = [
   tenantList,
   tenantUpdate,
   userCreate,
-  ledgerVerify
+  ledgerVerify,
+  pushVapidKeys
 ]
 
 const commandUsage = (c: AnyCommand) => {
@@ -49,7 +51,9 @@ const Services = ServicesLive.pipe(Layer.provide(CorePlatformLive))
 
 const execute = (invocation: Extract<Invocation, { _tag: "Run" }>): Effect.Effect<Output, unknown> => {
   const { command, flags, positionals } = invocation
-  return command.needs === "database"
+  return command.needs === "none"
+    ? command.run(positionals, flags)
+    : command.needs === "database"
     ? Effect.provide(command.run(positionals, flags), DatabaseOnly)
     : Effect.provide(command.run(positionals, flags), Services)
 }

@@ -18,6 +18,9 @@ import { AdminListingsApi } from "./listings/AdminListingsApi.js"
 import { AdminAttributesApi, AttributesApi } from "./listings/AttributesApi.js"
 import { AdminCategoriesApi, CategoriesApi } from "./listings/CategoriesApi.js"
 import { ListingsApi } from "./listings/ListingsApi.js"
+import { AdminEmailApi, UnsubscribeApi } from "./notifications/MailApi.js"
+import { NotificationsApi, NotificationSettingsApi } from "./notifications/NotificationsApi.js"
+import { PushApi, PushV2Api } from "./notifications/PushApi.js"
 import { PollsApi } from "./polls/PollsApi.js"
 import { SystemApi } from "./system/SystemApi.js"
 import { AdminConfigApi } from "./tenancy/AdminConfigApi.js"
@@ -78,6 +81,12 @@ class Contract extends HttpApi.make("timebank")
   .add(EventsApi)
   .add(CalendarApi)
   .add(AdminEventsApi)
+  .add(NotificationsApi)
+  .add(NotificationSettingsApi)
+  .add(PushApi)
+  .add(PushV2Api)
+  .add(UnsubscribeApi)
+  .add(AdminEmailApi)
   .addError(ValidationFailedResponse)
   .annotate(OpenApi.Title, "timebank")
   .annotate(OpenApi.Version, "2.0.0")

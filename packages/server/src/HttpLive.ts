@@ -32,6 +32,13 @@ import {
 } from "./identity/index.js"
 import { LedgerClusterLive, LedgerHttpLive, LedgerService, LedgerVerify } from "./ledger/index.js"
 import { ListingsLive } from "./listings/index.js"
+import {
+  FreshBells,
+  NotificationsClusterLive,
+  NotificationsLive,
+  REALTIME_PATH,
+  RealtimeLive
+} from "./notifications/index.js"
 import { AppConfig } from "./platform/AppConfig.js"
 import { featureGateLayer } from "./platform/FeatureGate.js"
 import { FileStore, serveUpload, UPLOADS_PATH } from "./platform/FileStore.js"
@@ -100,11 +107,16 @@ export const FeaturesLive = Layer.mergeAll(
   ListingsLive,
   VolunteeringLive,
   PollsLive,
-  EventsLive
+  EventsLive,
+  NotificationsLive
 ).pipe(Layer.provideMerge(MiddlewareLive), Layer.provide(LedgerService.Default))
 
 /** What a serving process runs on the cluster: entities and outbox subscribers (needs Sharding). */
-export const ClusterFeaturesLive = Layer.mergeAll(LedgerClusterLive, EventsClusterLive).pipe(
+export const ClusterFeaturesLive = Layer.mergeAll(
+  LedgerClusterLive,
+  EventsClusterLive,
+  NotificationsClusterLive
+).pipe(
   Layer.provide(LedgerService.Default),
   Layer.provide(TenantRepo.Default)
 )
@@ -116,7 +128,9 @@ export const ServicesLive = Layer.mergeAll(
   IdentityService.Default,
   UserRepo.Default,
   UserAccounts.Default,
-  LedgerVerify.Default
+  LedgerVerify.Default,
+  // One per process: the dispatch publishes new bells here, and the channels that follow a bell read them.
+  FreshBells.Default
 )
 
 /**
@@ -128,6 +142,7 @@ export const makeHttpLive = <R>(api: HttpApi.HttpApi.Any, apiLive: Layer.Layer<H
     const config = yield* AppConfig
     const routes = RouteTable.fromApi(api, [
       { method: "GET", path: FRAMEWORK_HEALTH_PATH },
+      { method: "GET", path: REALTIME_PATH },
       { method: "GET", path: OPENAPI_PATH },
       { method: "GET", path: DOCS_PATH },
       { method: "GET", path: UPLOADS_ROUTE }
@@ -139,6 +154,8 @@ export const makeHttpLive = <R>(api: HttpApi.HttpApi.Any, apiLive: Layer.Layer<H
       Layer.provide(HttpApiSwagger.layer({ path: DOCS_PATH })),
       Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: OPENAPI_PATH })),
       Layer.provide(RawRoutesLive),
+      // The realtime WebSocket and the fibers that feed it (decisions D9, D12).
+      Layer.provide(RealtimeLive),
       Layer.provide(DecodeErrorsLive),
       Layer.provide(apiLive)
     )

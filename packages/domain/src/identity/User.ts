@@ -74,14 +74,17 @@ export const NotificationPreferences = Schema.Struct({
   email_transactions: Schema.Boolean,
   email_messages: Schema.Boolean,
   email_reviews: Schema.Boolean,
-  push_enabled: Schema.Boolean
+  push_enabled: Schema.Boolean,
+  /** Off: no e-mail at all (set by an unsubscribe of kind `all`). */
+  email_enabled: Schema.Boolean
 })
 export type NotificationPreferences = typeof NotificationPreferences.Type
 export const NotificationPreferenceDefaults: NotificationPreferences = {
   email_transactions: true,
   email_messages: true,
   email_reviews: true,
-  push_enabled: true
+  push_enabled: true,
+  email_enabled: true
 }
 
 /** Who is calling: resolved from a bearer token, a legacy JWT or a session cookie. */

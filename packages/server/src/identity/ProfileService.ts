@@ -27,6 +27,16 @@ export class ProfileService extends Effect.Service<ProfileService>()("ProfileSer
         const actor = yield* CurrentUser
         return preferencesOf(yield* found("User")(yield* users.updatePreferences(actor.userId, patch)))
       }),
+      /**
+       * Another way in than the member's session: an unsubscribe link (decisions D12) names the member itself.
+       * None when the member is gone.
+       */
+      updatePreferencesOf: Effect.fn("Profile.updatePreferencesOf")(function*(
+        userId: number,
+        patch: Partial<NotificationPreferences>
+      ) {
+        return Option.map(yield* users.updatePreferences(userId, patch), preferencesOf)
+      }),
       publicProfile: Effect.fn("Profile.public")(function*(id: number) {
         return toPublicProfile(yield* found("User")(yield* users.findById(id)))
       })

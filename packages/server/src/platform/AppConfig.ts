@@ -28,7 +28,12 @@ export class AppConfig extends Effect.Service<AppConfig>()("AppConfig", {
       seedDemo: yield* Config.boolean("SEED_DEMO").pipe(Config.withDefault(true)),
       legacyJwtSecret: yield* Config.option(Config.redacted("LEGACY_JWT_SECRET")),
       cookieSecure: yield* Config.boolean("COOKIE_SECURE").pipe(Config.withDefault(false)),
-      maxBodyBytes: yield* Config.integer("MAX_BODY_BYTES").pipe(Config.withDefault(1024 * 1024))
+      maxBodyBytes: yield* Config.integer("MAX_BODY_BYTES").pipe(Config.withDefault(1024 * 1024)),
+      /** Outgoing mail server (`smtp://host:port`, `smtps://…`, `?ignoreTLS=true`); unset → `.eml` files. */
+      smtpUrl: yield* Config.option(Config.redacted("SMTP_URL")),
+      mailFrom: yield* Config.string("MAIL_FROM").pipe(Config.withDefault("timebank <no-reply@localhost>")),
+      /** Where people reach the service: the base of links in e-mails (unsubscribe, password reset). */
+      publicUrl: yield* Config.string("PUBLIC_URL").pipe(Config.withDefault("http://localhost:3000"))
     }
   })
 }) {}

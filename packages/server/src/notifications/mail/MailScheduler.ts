@@ -1,0 +1,56 @@
+import { Singleton } from "@effect/cluster"
+import { Cause, Clock, Config, Duration, Effect, Layer } from "effect"
+import { AccountMail } from "./AccountMail.js"
+import { MailSender } from "./MailSender.js"
+
+const logged = <A extends Record<string, number>>(what: string, work: Effect.Effect<A>) =>
+  work.pipe(
+    Effect.tap((report) =>
+      Object.values(report).some((n) => n > 0)
+        ? Effect.logInfo(what).pipe(Effect.annotateLogs({ ...report }))
+        : Effect.void
+    ),
+    Effect.catchAllCause((cause) =>
+      Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : Effect.logError(`${what} failed`, cause)
+    )
+  )
+
+const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+
+/**
+ * Mail as two cluster singletons, so that one runner sends at a time (and the row claims keep even a handover's
+ * overlap from sending twice): instant and account mail every `MAIL_POLL_INTERVAL` (1 s); digests, expiry and purge
+ * every `MAIL_DIGEST_TICK` (1 minute), each digest job deciding from the communities' time zones what is due.
+ */
+export const MailSchedulerLive = Layer.unwrapEffect(Effect.gen(function*() {
+  const poll = yield* Config.duration("MAIL_POLL_INTERVAL").pipe(Config.withDefault(Duration.seconds(1)), Effect.orDie)
+  const tick = yield* Config.duration("MAIL_DIGEST_TICK").pipe(Config.withDefault(Duration.minutes(1)), Effect.orDie)
+  const instant = Singleton.make(
+    "notifications/mail-instant",
+    Effect.gen(function*() {
+      const sender = yield* MailSender
+      const account = yield* AccountMail
+      const once = Effect.flatMap(now, (at) =>
+        Effect.zipRight(
+          logged("account mail sent", account.sendPending(at)),
+          logged("instant mail sent", sender.sendInstant(at))
+        ))
+      yield* Effect.forever(Effect.zipRight(once, Effect.sleep(poll)))
+    })
+  )
+  const digests = Singleton.make(
+    "notifications/mail-digests",
+    Effect.gen(function*() {
+      const sender = yield* MailSender
+      const account = yield* AccountMail
+      const once = Effect.flatMap(now, (at) =>
+        Effect.all([
+          logged("digests sent", sender.runDigests(at)),
+          logged("mail queue expired and purged", sender.expireAndPurge(at)),
+          logged("account mail expired", Effect.map(account.expire(at), (expired) => ({ expired })))
+        ], { discard: true }))
+      yield* Effect.forever(Effect.zipRight(once, Effect.sleep(tick)))
+    })
+  )
+  return Layer.merge(instant, digests)
+})).pipe(Layer.provide(AccountMail.Default), Layer.provide(MailSender.Default))
