@@ -97,7 +97,9 @@ export class EventLifecycle extends Effect.Service<EventLifecycle>()("EventLifec
           )
           return updated
         }))
-        yield* refresh(id)
+        // Nobody is promoted into a cancelled event: the entity only re-reads its places, so the answer does not
+        // wait for it (an event with thousands of attendees would hold the organiser's request for that read).
+        yield* Effect.forkDaemon(refresh(id))
         return cancelled
       }).pipe(Effect.withSpan("Events.cancelCascade"))
 

@@ -100,6 +100,8 @@ export const makeEventWriter = (
         const event = facts.value
         const settings = settingsOf(tenant)
         const now = new Date(yield* Clock.currentTimeMillis)
+        // Places read from the database for this very batch need no second read for its first reload.
+        let freshFromDb = memory === null
         let committed = memory ?? (yield* repo.places(eventId))
         memory = committed
         let working = committed
@@ -123,6 +125,8 @@ export const makeEventWriter = (
         })
 
         for (const job of jobs) {
+          const justRead = freshFromDb
+          freshFromDb = false
           if (job._tag === "Alone" || job.reload) yield* flush
           if (job._tag === "Alone") {
             const done = yield* Effect.exit(job.run({ event, places: committed, settings, now }))
@@ -134,7 +138,7 @@ export const makeEventWriter = (
             yield* Deferred.complete(job.reply, Exit.map(done, ([answer]) => answer))
             continue
           }
-          if (job.reload) {
+          if (job.reload && !justRead) {
             committed = yield* repo.places(eventId)
             working = committed
             memory = committed
