@@ -20,8 +20,9 @@ export type SendReport = {
 const emptyReport = (): SendReport => ({ sent: 0, retried: 0, failed: 0 })
 
 const INSTANT_BATCH = 50
+const INSTANT_BATCHES_PER_ROUND = 40
 const DIGEST_MEMBERS_BATCH = 200
-const SEND_CONCURRENCY = 4
+const SEND_CONCURRENCY = 8
 
 const preferenceOf = (activityType: string): EmailPreference | undefined =>
   (NOTIFICATION_TYPES as Readonly<Record<string, NotificationType | undefined>>)[activityType]?.emailPreference
@@ -179,10 +180,23 @@ export class MailSender extends Effect.Service<MailSender>()("MailSender", {
       (frequency: DigestFrequency) => (tenant: Tenant) => (member: MailMember, rows: ReadonlyArray<QueuedMail>) =>
         digestMail(recipientOf(tenant, member, "digest"), frequency, rows, publicUrl)
 
-    /** One round of instant mail: the due rows, claimed, each its own mail. */
+    /**
+     * One round of instant mail: the due rows, claimed a batch at a time, each its own mail. A full batch is followed
+     * by the next at once (a cancelled event's thousands of mails go within seconds, not a batch per poll), up to
+     * {@link INSTANT_BATCHES_PER_ROUND} batches so account mail gets its turn.
+     */
     const sendInstant = (now: Date) =>
       Effect.gen(function*() {
         const report = emptyReport()
+        for (let batch = 0; batch < INSTANT_BATCHES_PER_ROUND; batch++) {
+          const claimed = yield* sendInstantBatch(now, report)
+          if (claimed < INSTANT_BATCH) break
+        }
+        return report
+      }).pipe(Effect.withSpan("Mail.sendInstant"))
+
+    const sendInstantBatch = (now: Date, report: SendReport) =>
+      Effect.gen(function*() {
         const rows = yield* repo.claimInstant(now, INSTANT_BATCH)
         for (const [tenantId, group] of groupBy(rows, (r) => r.tenant_id)) {
           const tenant = yield* tenantFor(tenantId, group, now, report)
@@ -194,8 +208,8 @@ export class MailSender extends Effect.Service<MailSender>()("MailSender", {
             { concurrency: SEND_CONCURRENCY, discard: true }
           )
         }
-        return report
-      }).pipe(Effect.withSpan("Mail.sendInstant"))
+        return rows.length
+      })
 
     /**
      * The digests due at `now`: for every community with waiting rows, the rows of each member queued before the
