@@ -2,11 +2,11 @@ import { DirectoryOrganisation, MyOrganisation, OrganisationDetail, type Organis
 import { DateTime, Effect } from "effect"
 import { UserSummaries } from "../identity/UserSummaries.js"
 import { emptyStats, OrganisationAggregates, type OrganisationStats } from "./OrganisationAggregates.js"
-import type { ManagedOrganisationRow, OrganisationRow } from "./OrganisationRepo.js"
+import type { DirectoryRow, ManagedOrganisationRow, OrganisationRow } from "./OrganisationRepo.js"
 import { memberOf } from "./VolunteeringViews.js"
 
 /** The fields every organisation view shares (never `balance`, `auto_pay_enabled`, `tenant_id`). */
-export const directoryFields = (row: OrganisationRow, owner: OrganisationOwner, stats: OrganisationStats) => ({
+export const directoryFields = (row: DirectoryRow, owner: OrganisationOwner, stats: OrganisationStats) => ({
   id: row.id,
   name: row.name,
   description: row.description,
@@ -46,19 +46,19 @@ export class OrganisationViews extends Effect.Service<OrganisationViews>()("Orga
     const aggregates = yield* OrganisationAggregates
 
     /** Owners and aggregates of `rows`, keyed by organisation id. */
-    const related = (rows: ReadonlyArray<OrganisationRow>) =>
+    const related = <Row extends Pick<OrganisationRow, "id" | "user_id">>(rows: ReadonlyArray<Row>) =>
       Effect.map(
         Effect.all({
           owners: users.byIds(rows.map((r) => r.user_id)),
           stats: aggregates.forIds(rows.map((r) => r.id))
         }, { concurrency: 2 }),
-        ({ owners, stats }) => (row: OrganisationRow) => ({
+        ({ owners, stats }) => (row: Row) => ({
           owner: memberOf(owners, row.user_id),
           stats: stats.get(row.id) ?? emptyStats
         })
       )
 
-    const directory = (rows: ReadonlyArray<OrganisationRow>) =>
+    const directory = (rows: ReadonlyArray<DirectoryRow>) =>
       Effect.map(related(rows), (of) =>
         rows.map((row) => {
           const { owner, stats } = of(row)
