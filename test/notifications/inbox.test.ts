@@ -141,11 +141,7 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("bell in
         const c = yield* funded()
         const badType = yield* rawRequest("GET", "/api/v2/notifications?type=gossip", { headers: c.member.headers })
         assert.strictEqual(badType.status, 422)
-        assert.deepInclude((badType.body as { errors: Array<{ field: string; message: string }> }).errors[0], {
-          field: "type",
-          message: "must be one of messages, connections, reviews, transactions, social, events, groups, listings, " +
-            "jobs, safeguarding, system, security, ideation"
-        })
+        assert.strictEqual((badType.body as { errors: Array<{ field: string }> }).errors[0]!.field, "type")
         const badCategory = yield* rawRequest("DELETE", "/api/v2/notifications?category=gossip", {
           headers: c.member.headers
         })

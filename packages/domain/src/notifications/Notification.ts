@@ -22,9 +22,7 @@ export const NOTIFICATION_CATEGORIES = [
   "security",
   "ideation"
 ] as const
-export const NotificationCategory = Schema.Literal(...NOTIFICATION_CATEGORIES).annotations({
-  message: () => `must be one of ${NOTIFICATION_CATEGORIES.join(", ")}`
-})
+export const NotificationCategory = Schema.Literal(...NOTIFICATION_CATEGORIES)
 export type NotificationCategory = typeof NotificationCategory.Type
 
 /** A bell item (decisions D12). `body` equals `message`; `read_at` is null while unread. */
