@@ -10,6 +10,11 @@ import m0007 from "./0007_events.js"
 import m0008 from "./0008_recurrence.js"
 import m0009 from "./0009_outbox_parking.js"
 import m0010 from "./0010_notifications.js"
+import m0011 from "./0011_messaging.js"
+import m0012 from "./0012_connections.js"
+import m0013 from "./0013_groups.js"
+import m0014 from "./0014_feed.js"
+import m0015 from "./0015_moderation.js"
 
 /** Forward-only migrations, in order. A landed migration is never edited; add a new one. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
@@ -22,5 +27,10 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0007_events": m0007,
   "0008_recurrence": m0008,
   "0009_outbox_parking": m0009,
-  "0010_notifications": m0010
+  "0010_notifications": m0010,
+  "0011_messaging": m0011,
+  "0012_connections": m0012,
+  "0013_groups": m0013,
+  "0014_feed": m0014,
+  "0015_moderation": m0015
 }

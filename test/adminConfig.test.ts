@@ -51,6 +51,7 @@ layer(TestApp(), { excludeTestServices: true, timeout: "90 seconds" })("tenant a
         waitlist_auto_promote: true,
         default_language: "en",
         "notifications.default_frequency": "daily",
+        group_approval_required: false,
         timezone: "UTC"
       })
 

@@ -73,6 +73,11 @@ const TABLES: Record<string, ReadonlyArray<string>> = {
     "event_reminder_deliveries"
   ],
   polls: ["polls", "poll_options", "poll_votes"],
+  messaging: ["message_threads", "messages", "message_thread_members"],
+  connections: ["connections"],
+  groups: ["group_types", "groups", "group_members", "group_messages"],
+  feed: ["feed_posts", "feed_likes", "feed_comments"],
+  moderation: ["member_reports"],
   notifications: [
     "notifications",
     "notification_settings",

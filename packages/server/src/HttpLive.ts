@@ -1,13 +1,17 @@
 import { type HttpApi, HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServerResponse } from "@effect/platform"
 import {
   Api,
+  ConnectionsFeature,
   EventCreateRateLimit,
   EventDeleteRateLimit,
   EventImageRateLimit,
   EventsFeature,
+  FeedFeature,
+  GroupsFeature,
   ListingCreateRateLimit,
   ListingsFeature,
   LoginRateLimit,
+  MessagesFeature,
   OrganisationDetailRateLimit,
   OrganisationDirectoryRateLimit,
   OrganisationRegistrationRateLimit,
@@ -93,7 +97,11 @@ const MiddlewareLive = Layer.mergeAll(
   featureGateLayer(ListingsFeature),
   featureGateLayer(VolunteeringFeature),
   featureGateLayer(EventsFeature),
-  featureGateLayer(PollsFeature)
+  featureGateLayer(PollsFeature),
+  featureGateLayer(MessagesFeature),
+  featureGateLayer(ConnectionsFeature),
+  featureGateLayer(GroupsFeature),
+  featureGateLayer(FeedFeature)
 )
 
 /** Every feature's handlers, with the middleware they declare. */

@@ -37,3 +37,15 @@ export class EventsFeature extends FeatureGate<EventsFeature>()("EventsFeature",
 
 /** Gates the routes of polls. */
 export class PollsFeature extends FeatureGate<PollsFeature>()("PollsFeature", "polls") {}
+
+/** Gates the routes of direct messages. */
+export class MessagesFeature extends FeatureGate<MessagesFeature>()("MessagesFeature", "messages") {}
+
+/** Gates the routes of connections between members. */
+export class ConnectionsFeature extends FeatureGate<ConnectionsFeature>()("ConnectionsFeature", "connections") {}
+
+/** Gates the routes of groups: groups, memberships, the chatroom and group types. */
+export class GroupsFeature extends FeatureGate<GroupsFeature>()("GroupsFeature", "groups") {}
+
+/** Gates the routes of the feed: posts, likes and comments. */
+export class FeedFeature extends FeatureGate<FeedFeature>()("FeedFeature", "feed") {}

@@ -11,6 +11,9 @@ export const FeatureDefaults = {
   events: true,
   listings: true,
   groups: true,
+  messages: true,
+  connections: true,
+  feed: true,
   reviews: true,
   polls: true,
   blog: true,
@@ -44,7 +47,8 @@ const settingFields = {
   waitlist_enabled: Schema.Boolean,
   waitlist_auto_promote: Schema.Boolean,
   default_language: Schema.Literal("en", "de", "fr", "es"),
-  "notifications.default_frequency": Schema.Literal("instant", "daily", "monthly", "off")
+  "notifications.default_frequency": Schema.Literal("instant", "daily", "monthly", "off"),
+  group_approval_required: Schema.Boolean
 }
 const AllSettings = Schema.Struct(settingFields)
 
@@ -57,7 +61,8 @@ export const SettingDefaults: typeof AllSettings.Type = {
   waitlist_enabled: true,
   waitlist_auto_promote: true,
   default_language: "en",
-  "notifications.default_frequency": "daily"
+  "notifications.default_frequency": "daily",
+  group_approval_required: false
 }
 
 /** Some settings, as an admin sends them; unknown keys are refused. */

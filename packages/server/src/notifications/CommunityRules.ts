@@ -1,9 +1,10 @@
 import type { DomainEventOf } from "@timebank/domain"
 import type { Delivery } from "./Dispatcher.js"
 import { ADMIN_FANOUT_ROLES } from "./NotificationTypes.js"
+import { notificationRules } from "./Rules.js"
 
 /** Events of the ledger, identity, listings and volunteering that notify (decisions D12's table). */
-export const COMMUNITY_TAGS = [
+const COMMUNITY_TAGS = [
   "TransactionCompleted",
   "UserRegistered",
   "ListingCreated",
@@ -56,7 +57,7 @@ const transactionDeliveries = (event: DomainEventOf<"TransactionCompleted">, sou
 }
 
 /** The deliveries an event of these features raises; `source` is its outbox id. */
-export const communityDeliveries = (event: DomainEventOf<CommunityTag>, source: string): ReadonlyArray<Delivery> => {
+const communityDeliveries = (event: DomainEventOf<CommunityTag>, source: string): ReadonlyArray<Delivery> => {
   switch (event._tag) {
     case "TransactionCompleted":
       return transactionDeliveries(event, source)
@@ -135,3 +136,6 @@ export const communityDeliveries = (event: DomainEventOf<CommunityTag>, source: 
       }]
   }
 }
+
+/** The ledger's, identity's, listings' and volunteering's notification rules. */
+export const communityRules = notificationRules(COMMUNITY_TAGS, communityDeliveries)

@@ -3,9 +3,10 @@ import { Effect } from "effect"
 import { EventAudience } from "../events/EventAudience.js"
 import type { Channels, Delivery } from "./Dispatcher.js"
 import { ADMIN_FANOUT_ROLES } from "./NotificationTypes.js"
+import { notificationRules } from "./Rules.js"
 
 /** The events feature's events that notify (spec "Event-related notifications", decisions D12). */
-export const EVENT_TAGS = [
+const EVENT_TAGS = [
   "CommunityEventCreated",
   "CommunityEventUpdated",
   "EventCancelled",
@@ -36,7 +37,7 @@ const reminderMinutes = (event: DomainEventOf<"EventReminderDue">): number =>
   event.offset_minutes ?? (event.kind === "auto_1h" ? 60 : 1440)
 
 /** The deliveries an event of the events feature raises; `source` is its outbox id. */
-export const eventDeliveries = (
+const eventDeliveries = (
   event: DomainEventOf<EventTag>,
   source: string
 ): Effect.Effect<ReadonlyArray<Delivery>, never, EventAudience | CurrentTenant> => {
@@ -126,3 +127,6 @@ export const eventDeliveries = (
       }])
   }
 }
+
+/** The events feature's notification rules. */
+export const eventRules = notificationRules(EVENT_TAGS, eventDeliveries)

@@ -1,24 +1,22 @@
-import { CurrentTenant, type DomainEventOf } from "@timebank/domain"
+import { CurrentTenant, type DomainEventOf, type DomainEventTag } from "@timebank/domain"
 import { Effect, Option } from "effect"
 import { EventAudience } from "../events/EventAudience.js"
 import { subscriberLayer } from "../platform/OutboxPublisher.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { TenantDirectory } from "../tenancy/TenantDirectory.js"
-import { COMMUNITY_TAGS, communityDeliveries } from "./CommunityRules.js"
+import { communityRules } from "./CommunityRules.js"
 import { type Delivered, type Delivery, Dispatcher } from "./Dispatcher.js"
-import { EVENT_TAGS, eventDeliveries } from "./EventRules.js"
+import { eventRules } from "./EventRules.js"
 import { FreshBells } from "./FreshBells.js"
 
-const TAGS = [...COMMUNITY_TAGS, ...EVENT_TAGS] as const
-type Tag = typeof TAGS[number]
+/** Every feature's notification rules: a feature that notifies adds its rule set here, one line. */
+const RULES = [communityRules, eventRules] as const
 
-const isEventTag = (event: DomainEventOf<Tag>): event is DomainEventOf<typeof EVENT_TAGS[number]> =>
-  (EVENT_TAGS as ReadonlyArray<string>).includes(event._tag)
+const TAGS = RULES.flatMap((rules) => rules.tags)
+const rulesOf = new Map(RULES.flatMap((rules) => rules.tags.map((tag) => [tag, rules] as const)))
 
-const deliveriesOf = (event: DomainEventOf<Tag>, source: string) =>
-  isEventTag(event)
-    ? eventDeliveries(event, source)
-    : Effect.succeed(communityDeliveries(event as DomainEventOf<typeof COMMUNITY_TAGS[number]>, source))
+const deliveriesOf = (event: DomainEventOf<DomainEventTag>, source: string) =>
+  rulesOf.get(event._tag)?.deliveries(event, source) ?? Effect.succeed<ReadonlyArray<Delivery>>([])
 
 /**
  * The notifications feature's outbox subscriber: each domain event of D12's table becomes its deliveries, written
