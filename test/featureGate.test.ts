@@ -6,6 +6,8 @@ import { codeOf } from "./fixtures/bodies.js"
 import { apiClient, expectStatus, failureOf } from "./fixtures/client.js"
 import { community } from "./fixtures/community.js"
 import { hoursFromNow, makeEvent, makePoll } from "./fixtures/events.js"
+import { makeGroup } from "./fixtures/feed.js"
+import { groupId } from "./fixtures/groups.js"
 import { fromIp, randomIp } from "./fixtures/servers.js"
 import { rawRequest, TestApp } from "./fixtures/TestApp.js"
 import { makeOrganisation } from "./fixtures/volunteering.js"
@@ -15,10 +17,22 @@ import { makeOrganisation } from "./fixtures/volunteering.js"
  * gated group answers 403 `FEATURE_DISABLED` while its feature is off, after the tenant and the caller are known.
  */
 
-const GATED: ReadonlyArray<Feature> = ["listings", "volunteering", "events", "polls"]
+const GATED: ReadonlyArray<Feature> = [
+  "listings",
+  "volunteering",
+  "events",
+  "polls",
+  "messages",
+  "connections",
+  "groups",
+  "feed"
+]
 const allOff = Object.fromEntries(GATED.map((feature) => [feature, false]))
 
-/** A community with an organisation of the admin, an event the admin organises and a poll of the member. */
+/**
+ * A community with an organisation of the admin, an event the admin organises, a poll of the member and a group the
+ * admin owns (written directly: its feature may be off).
+ */
 const gatedCommunity = (features: Record<string, boolean> = {}) =>
   Effect.gen(function*() {
     const c = yield* community({ features, signIn: "token" })
@@ -26,7 +40,8 @@ const gatedCommunity = (features: Record<string, boolean> = {}) =>
       ...c,
       organisation: yield* makeOrganisation(c.admin),
       event: yield* makeEvent(c.admin),
-      poll: yield* makePoll(c.member)
+      poll: yield* makePoll(c.member),
+      group: yield* makeGroup(c.admin)
     }
   })
 type GatedCommunity = Effect.Effect.Success<ReturnType<typeof gatedCommunity>>
@@ -204,6 +219,48 @@ const PROBES: ReadonlyArray<Probe> = [
     feature: "polls",
     on: 200,
     call: typed((c) => c.member, (client, c) => client.polls.get({ path: { id: c.poll.id }, withResponse: true }))
+  },
+  {
+    group: "messages",
+    feature: "messages",
+    on: 200,
+    call: typed((c) => c.member, (client) => client.messages.conversations({ urlParams: {}, withResponse: true }))
+  },
+  {
+    group: "connections",
+    feature: "connections",
+    on: 200,
+    call: typed((c) => c.member, (client) => client.connections.list({ urlParams: {}, withResponse: true }))
+  },
+  {
+    group: "groups",
+    feature: "groups",
+    on: 200,
+    call: typed((c) => c.member, (client) => client.groups.list({ urlParams: {}, withResponse: true }))
+  },
+  {
+    group: "groupMembers",
+    feature: "groups",
+    on: 200,
+    call: typed(
+      (c) => c.admin,
+      (client, c) => client.groupMembers.list({ path: { id: groupId(c.group.id) }, urlParams: {}, withResponse: true })
+    )
+  },
+  {
+    group: "groupChat",
+    feature: "groups",
+    on: 200,
+    call: typed(
+      (c) => c.admin,
+      (client, c) => client.groupChat.list({ path: { id: groupId(c.group.id) }, urlParams: {}, withResponse: true })
+    )
+  },
+  {
+    group: "feed",
+    feature: "feed",
+    on: 200,
+    call: typed((c) => c.member, (client) => client.feed.list({ urlParams: {}, withResponse: true }))
   }
 ]
 

@@ -4,6 +4,7 @@ import { codeOf, dataOf, fieldsOf } from "../fixtures/bodies.js"
 import { expectError, expectOk, ownAddressClient } from "../fixtures/client.js"
 import { community } from "../fixtures/community.js"
 import { asJson, countWhere, eventRow, hoursFromNow, inHours, makePoll, outboxOf, rawCall } from "../fixtures/events.js"
+import { makeGroup } from "../fixtures/groups.js"
 import { makeCategory } from "../fixtures/listings.js"
 import { makeTenant } from "../fixtures/tenants.js"
 import { TestApp } from "../fixtures/TestApp.js"
@@ -28,6 +29,7 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("events:
         const { member, tenant, visitor } = yield* community()
         const category = yield* makeCategory(tenant, { name: "Garden Days", type: "event" })
         const poll = yield* makePoll(member)
+        const group = yield* makeGroup(member)
         const start = inHours(48)
         const end = inHours(50.5)
         // Raw: the client sends only trimmed titles, and the exact body on the wire is the point here.
@@ -46,7 +48,7 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("events:
           allow_remote_attendance: true,
           image_url: "https://img.example.org/seeds.png",
           category_name: "garden-days",
-          group_id: 77,
+          group_id: group.id,
           federated_visibility: "partners",
           poll_ids: [poll.id, poll.id]
         })
@@ -70,7 +72,7 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("events:
           cover_image: null,
           category_id: category.id,
           category: { id: category.id, name: "Garden Days", slug: "garden-days" },
-          group_id: 77,
+          group_id: group.id,
           federated_visibility: "partners",
           members_only: false,
           status: "active",
@@ -104,7 +106,7 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("events:
           end_time: end,
           location: "Library",
           category_id: category.id,
-          group_id: 77,
+          group_id: group.id,
           federated_visibility: "partners",
           status: "active"
         })
@@ -159,8 +161,10 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("events:
 
     it.effect("bad input is 422 VALIDATION_ERROR naming each field, and nothing is written", () =>
       Effect.gen(function*() {
-        const { member, tenant, visitor } = yield* community()
+        const { admin, member, tenant, visitor } = yield* community()
         const listingCategory = yield* makeCategory(tenant, { name: "Tools" })
+        const notMine = yield* makeGroup(admin, { visibility: "private" })
+        const awayGroup = yield* makeGroup((yield* community()).member)
         const foreign = yield* makeCategory(yield* makeTenant(), { name: "Away", type: "event" })
         yield* makeCategory(tenant, { name: "Picnics", type: "event" })
         const base = { title: "Picnic", description: "Bring food", start_time: inHours(24) }
@@ -191,7 +195,11 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("events:
             "latitude",
             "online_link"
           ]],
-          [{ ...base, poll_ids: "1" }, ["poll_ids"]]
+          [{ ...base, poll_ids: "1" }, ["poll_ids"]],
+          // The group must be one of this community that the organiser is an active member of.
+          [{ ...base, group_id: notMine.id }, ["group_id"]],
+          [{ ...base, group_id: awayGroup.id }, ["group_id"]],
+          [{ ...base, group_id: 99_999_999 }, ["group_id"]]
         ]
         // Raw: bodies the client's schemas would refuse to send.
         for (const [body, fields] of cases) {

@@ -1,4 +1,5 @@
 import type { Actor } from "./Actor.js"
+import { createCommunityRecords } from "./CommunityRecords.js"
 import { multipart } from "./Requests.js"
 import type { SetUpSteps } from "./SetUpSteps.js"
 
@@ -6,7 +7,8 @@ import type { SetUpSteps } from "./SetUpSteps.js"
  * Tenant A's records, one or more of every kind the API creates, each text carrying A's marker: categories, an
  * attribute, a listing, a poll and a vote, an event with an RSVP, reminders and a cover image, a recurring series,
  * a standalone series, organisations (one registered by a member and activated by the admin, one the admin owns)
- * with opportunities, applications, hours and reviews, a grant, a transfer and a deposit.
+ * with opportunities, applications, hours and reviews, a grant, a transfer and a deposit; and the community's
+ * messages, connections, groups, feed and reports (`CommunityRecords.ts`).
  */
 
 export interface RecordsOfA {
@@ -297,6 +299,7 @@ export const createRecords = async (
     )
     keep("transaction", deposit?.["transaction_id"])
   }
+  await createCommunityRecords(steps, { admin, member, member2, marker: m, keep, listingId: listing?.["id"] })
   return { managed, uploads }
 }
 

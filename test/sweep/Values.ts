@@ -50,7 +50,19 @@ const KIND_WORDS: Record<string, string> = {
   review: "review",
   reviews: "review",
   reminder: "reminder",
-  reminders: "reminder"
+  reminders: "reminder",
+  message: "message",
+  messages: "message",
+  connection: "connection",
+  connections: "connection",
+  group: "group",
+  groups: "group",
+  post: "post",
+  posts: "post",
+  comment: "comment",
+  comments: "comment",
+  report: "report",
+  reports: "report"
 }
 
 /** The kind of record a path segment or an id property names (`recipient_id` → user), if the sweep knows it. */

@@ -1,4 +1,5 @@
 import { HttpApi, OpenApi } from "@effect/platform"
+import { ConnectionsApi } from "./connections/ConnectionsApi.js"
 import { AdminEventsApi } from "./events/AdminEventsApi.js"
 import { CalendarApi } from "./events/CalendarApi.js"
 import { EventImageApi } from "./events/EventImageApi.js"
@@ -7,6 +8,9 @@ import { EventsApi } from "./events/EventsApi.js"
 import { RecurringEventsApi } from "./events/RecurringEventsApi.js"
 import { EventRemindersApi } from "./events/RemindersApi.js"
 import { EventSeriesApi } from "./events/SeriesApi.js"
+import { FeedApi } from "./feed/FeedApi.js"
+import { GroupChatApi, GroupMembersApi } from "./groups/GroupMembershipApi.js"
+import { GroupsApi } from "./groups/GroupsApi.js"
 import { ValidationFailedResponse } from "./http/ApiError.js"
 import { reportAllDecodeErrors } from "./http/DecodeAll.js"
 import { withOpenApiDocument } from "./http/OpenApiDocument.js"
@@ -18,6 +22,8 @@ import { AdminListingsApi } from "./listings/AdminListingsApi.js"
 import { AdminAttributesApi, AttributesApi } from "./listings/AttributesApi.js"
 import { AdminCategoriesApi, CategoriesApi } from "./listings/CategoriesApi.js"
 import { ListingsApi } from "./listings/ListingsApi.js"
+import { MessagesApi } from "./messaging/MessagesApi.js"
+import { ReportsApi } from "./moderation/ReportsApi.js"
 import { AdminEmailApi, UnsubscribeApi } from "./notifications/MailApi.js"
 import { NotificationsApi, NotificationSettingsApi } from "./notifications/NotificationsApi.js"
 import { PushApi, PushV2Api } from "./notifications/PushApi.js"
@@ -73,6 +79,12 @@ class Contract extends HttpApi.make("timebank")
   .add(OrganisationsApi)
   .add(ReviewsApi)
   .add(PollsApi)
+  .add(MessagesApi)
+  .add(ConnectionsApi)
+  .add(ReportsApi)
+  .add(GroupsApi)
+  .add(GroupMembersApi)
+  .add(GroupChatApi)
   .add(EventImageApi)
   .add(EventRsvpApi)
   .add(EventRemindersApi)
@@ -87,6 +99,7 @@ class Contract extends HttpApi.make("timebank")
   .add(PushV2Api)
   .add(UnsubscribeApi)
   .add(AdminEmailApi)
+  .add(FeedApi)
   .addError(ValidationFailedResponse)
   .annotate(OpenApi.Title, "timebank")
   .annotate(OpenApi.Version, "2.0.0")

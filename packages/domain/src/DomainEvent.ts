@@ -52,7 +52,19 @@ export const DomainEvent = Schema.Union(
   E.WaitlistPromoted,
   E.CheckedIn,
   E.EventReminderDue,
-  E.PollCreated
+  E.PollCreated,
+  E.MessageSent,
+  E.ConnectionRequested,
+  E.ConnectionAccepted,
+  E.SafeguardingFlagRaised,
+  E.FeedPostCreated,
+  E.FeedCommentCreated,
+  E.GroupCreated,
+  E.GroupUpdated,
+  E.GroupDeleted,
+  E.GroupMemberJoined,
+  E.GroupMemberLeft,
+  E.GroupChatroomMessageSent
 )
 export type DomainEvent = typeof DomainEvent.Type
 export type DomainEventTag = DomainEvent["_tag"]

@@ -21,7 +21,10 @@ import {
   VolunteeringFeature
 } from "@timebank/domain"
 import { Effect, Layer } from "effect"
+import { ConnectionsLive } from "./connections/index.js"
 import { EventsClusterLive, EventsLive } from "./events/index.js"
+import { FeedClusterLive, FeedLive } from "./feed/index.js"
+import { GroupsLive } from "./groups/index.js"
 import {
   AdminUsersLive,
   AuthenticationLive,
@@ -36,6 +39,8 @@ import {
 } from "./identity/index.js"
 import { LedgerClusterLive, LedgerHttpLive, LedgerService, LedgerVerify } from "./ledger/index.js"
 import { ListingsLive } from "./listings/index.js"
+import { MessagingLive } from "./messaging/index.js"
+import { ModerationLive } from "./moderation/index.js"
 import {
   FreshBells,
   NotificationsClusterLive,
@@ -115,15 +120,21 @@ export const FeaturesLive = Layer.mergeAll(
   ListingsLive,
   VolunteeringLive,
   PollsLive,
+  MessagingLive,
+  ConnectionsLive,
+  ModerationLive,
+  GroupsLive,
   EventsLive,
-  NotificationsLive
+  NotificationsLive,
+  FeedLive
 ).pipe(Layer.provideMerge(MiddlewareLive), Layer.provide(LedgerService.Default))
 
 /** What a serving process runs on the cluster: entities and outbox subscribers (needs Sharding). */
 export const ClusterFeaturesLive = Layer.mergeAll(
   LedgerClusterLive,
   EventsClusterLive,
-  NotificationsClusterLive
+  NotificationsClusterLive,
+  FeedClusterLive
 ).pipe(
   Layer.provide(LedgerService.Default),
   Layer.provide(TenantRepo.Default)

@@ -1,6 +1,8 @@
-import { type CreateEvent, type CurrentTenant, Forbidden, type ValidationIssue } from "@timebank/domain"
+import { type Actor, type CreateEvent, type CurrentTenant, Forbidden, type ValidationIssue } from "@timebank/domain"
 import { Effect, Option } from "effect"
+import { GroupDirectory } from "../groups/GroupDirectory.js"
 import { CategoryDirectory } from "../listings/CategoryDirectory.js"
+import { isTenantAdmin } from "../platform/Policy.js"
 import { slugify } from "../platform/Slug.js"
 import { PollsService } from "../polls/PollsService.js"
 import type { EventInsert } from "./EventRow.js"
@@ -39,14 +41,15 @@ export const eventInsertOf = (
 })
 
 /**
- * The checks of an event's create and edit fields that need the database: its category and its polls. Shared by the
+ * The checks of an event's create and edit fields that need the database: its category, its group and its polls. Shared by the
  * plain event routes and the recurring ones, so that both accept exactly the same events.
  */
 export class EventInputs extends Effect.Service<EventInputs>()("EventInputs", {
-  dependencies: [CategoryDirectory.Default, PollsService.Default],
+  dependencies: [CategoryDirectory.Default, GroupDirectory.Default, PollsService.Default],
   effect: Effect.gen(function*() {
     const categories = yield* CategoryDirectory
     const polls = yield* PollsService
+    const groups = yield* GroupDirectory
 
     /** The category an event names: an `event` category of this community, by id or by slug (not both). */
     const resolveCategory = (
@@ -83,6 +86,23 @@ export class EventInputs extends Effect.Service<EventInputs>()("EventInputs", {
             new Forbidden({ message: `Polls ${foreign.join(", ")} are not yours to attach`, field: "poll_ids" })
           ))
 
-    return { resolveCategory, requireOwnPolls } as const
+    /**
+     * The group an event is posted in (none: nothing to check): a group of this community that the caller is an
+     * active member of (admins: any group of it). Another community's group reads as unknown.
+     */
+    const groupIssues = (
+      groupId: number | null | undefined,
+      actor: Actor
+    ): Effect.Effect<ReadonlyArray<ValidationIssue>, never, CurrentTenant> =>
+      groupId === undefined || groupId === null
+        ? Effect.succeed([])
+        : Effect.gen(function*() {
+          const group = yield* groups.find(groupId)
+          if (Option.isNone(group)) return [{ field: "group_id", message: "is not a group of this community" }]
+          if (isTenantAdmin(actor) || (yield* groups.isActiveMember(groupId, actor.userId))) return []
+          return [{ field: "group_id", message: "is a group you are not an active member of" }]
+        })
+
+    return { resolveCategory, groupIssues, requireOwnPolls } as const
   })
 }) {}

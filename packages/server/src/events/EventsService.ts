@@ -97,7 +97,8 @@ export class EventsService extends Effect.Service<EventsService>()("EventsServic
         const category = yield* resolveCategory(input.category_id, input.category_name)
         const issues = [
           ...checkTimes({ start, end, startChanged: true, endSent: true }, yield* now),
-          ...category.issues
+          ...category.issues,
+          ...yield* inputs.groupIssues(input.group_id, organiser)
         ]
         if (Arr.isNonEmptyArray(issues)) return yield* new ValidationFailed({ issues })
         const pollIds = [...new Set(input.poll_ids ?? [])]
@@ -143,7 +144,8 @@ export class EventsService extends Effect.Service<EventsService>()("EventsServic
             startChanged: start.getTime() !== row.start_time.getTime(),
             endSent: input.end_time !== undefined
           }, yield* now),
-          ...category.issues
+          ...category.issues,
+          ...(input.group_id === row.group_id ? [] : yield* inputs.groupIssues(input.group_id, editor))
         ]
         if (Arr.isNonEmptyArray(issues)) return yield* new ValidationFailed({ issues })
 

@@ -1,4 +1,11 @@
-import type { CurrentTenant, Role, UserId, UserStatus } from "@timebank/domain"
+import {
+  type CurrentTenant,
+  NotFound,
+  type Role,
+  type UserId,
+  type UserStatus,
+  ValidationFailed
+} from "@timebank/domain"
 import { Effect, Option } from "effect"
 import { canSignIn } from "./UserRecord.js"
 import { UserRepo } from "./UserRepo.js"
@@ -30,6 +37,25 @@ export class MemberDirectory extends Effect.Service<MemberDirectory>()("MemberDi
         }))
       )
 
-    return { find } as const
+    /**
+     * Another member of this community the caller acts towards, named by the request's `field` (a recipient, a
+     * connection's target): the caller themself → 422 `self`; nobody here (unknown, another community's, erased) →
+     * 404, so another community's members stay unknown; a member who may not act now (pending, suspended,
+     * banned) → 422 `inactive`.
+     */
+    const requireOtherActive = (
+      callerId: number,
+      userId: number,
+      reasons: { readonly field: string; readonly self: string; readonly inactive: string }
+    ): Effect.Effect<Member, NotFound | ValidationFailed, CurrentTenant> =>
+      Effect.gen(function*() {
+        if (userId === callerId) return yield* ValidationFailed.field(reasons.field, reasons.self)
+        const member = yield* find(userId)
+        if (Option.isNone(member)) return yield* new NotFound({ message: "Member not found", field: reasons.field })
+        if (!member.value.canSignIn) return yield* ValidationFailed.field(reasons.field, reasons.inactive)
+        return member.value
+      })
+
+    return { find, requireOtherActive } as const
   })
 }) {}

@@ -1,6 +1,7 @@
 import { CurrentTenant, type DomainEventOf, type DomainEventTag } from "@timebank/domain"
 import { Effect, Option } from "effect"
 import { EventAudience } from "../events/EventAudience.js"
+import { GroupDirectory } from "../groups/GroupDirectory.js"
 import { subscriberLayer } from "../platform/OutboxPublisher.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { TenantDirectory } from "../tenancy/TenantDirectory.js"
@@ -8,9 +9,12 @@ import { communityRules } from "./CommunityRules.js"
 import { type Delivered, type Delivery, Dispatcher } from "./Dispatcher.js"
 import { eventRules } from "./EventRules.js"
 import { FreshBells } from "./FreshBells.js"
+import { groupRules } from "./GroupRules.js"
+import { messagingRules } from "./MessagingRules.js"
+import { socialRules } from "./SocialRules.js"
 
 /** Every feature's notification rules: a feature that notifies adds its rule set here, one line. */
-const RULES = [communityRules, eventRules] as const
+const RULES = [communityRules, eventRules, groupRules, messagingRules, socialRules] as const
 
 const TAGS = RULES.flatMap((rules) => rules.tags)
 const rulesOf = new Map(RULES.flatMap((rules) => rules.tags.map((tag) => [tag, rules] as const)))
@@ -44,4 +48,9 @@ export const NotificationDispatchLive = subscriberLayer({
 })
 
 /** What the dispatch needs besides the cluster: its services (FreshBells is shared with the channels). */
-export const dispatchDependencies = [Dispatcher.Default, EventAudience.Default, TenantDirectory.Default] as const
+export const dispatchDependencies = [
+  Dispatcher.Default,
+  EventAudience.Default,
+  GroupDirectory.Default,
+  TenantDirectory.Default
+] as const

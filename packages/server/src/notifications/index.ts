@@ -1,9 +1,7 @@
 import { Layer } from "effect"
-import { EventAudience } from "../events/EventAudience.js"
-import { Dispatcher } from "./Dispatcher.js"
 import { InboxService } from "./InboxService.js"
 import { MailHttpLive, MailSchedulerLive } from "./mail/index.js"
-import { NotificationDispatchLive } from "./NotificationDispatch.js"
+import { dispatchDependencies, NotificationDispatchLive } from "./NotificationDispatch.js"
 import { NotificationSettingsHttpLive, NotificationsHttpLive } from "./NotificationsHttp.js"
 import { PushFanoutLive, PushLive } from "./push/index.js"
 import { SettingsService } from "./SettingsService.js"
@@ -37,10 +35,8 @@ export const NotificationsLive = Layer.mergeAll(
  * shared services, so the channels that follow a bell (realtime, push) see the same batches.
  */
 export const NotificationsClusterLive = Layer.mergeAll(
-  NotificationDispatchLive.pipe(
-    Layer.provide(Dispatcher.Default),
-    Layer.provide(EventAudience.Default)
-  ),
+  // The services the rules read (`dispatchDependencies`: one line per feature in NotificationDispatch.ts).
+  NotificationDispatchLive.pipe(Layer.provide(Layer.mergeAll(...dispatchDependencies))),
   MailSchedulerLive,
   PushFanoutLive
 )

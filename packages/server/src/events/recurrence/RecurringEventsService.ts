@@ -77,6 +77,7 @@ export class RecurringEventsService extends Effect.Service<RecurringEventsServic
         const issues = [
           ...checkTimes({ start, end, startChanged: true, endSent: true }, at),
           ...category.issues,
+          ...yield* inputs.groupIssues(input.group_id, organiser),
           ...Either.match(expansion, { onLeft: (issues) => issues, onRight: () => [] })
         ]
         if (Arr.isNonEmptyArray(issues)) return yield* new ValidationFailed({ issues })
@@ -173,7 +174,9 @@ export class RecurringEventsService extends Effect.Service<RecurringEventsServic
           message: "is never changed for a whole series: edit one occurrence with scope single"
         }))
         const category = yield* inputs.resolveCategory(input.category_id, undefined)
-        const issues = [...timeIssues, ...category.issues]
+        const groupChanged = input.group_id !== undefined && input.group_id !== template.group_id
+        const groupIssues = groupChanged ? yield* inputs.groupIssues(input.group_id, editor) : []
+        const issues = [...timeIssues, ...category.issues, ...groupIssues]
         if (Arr.isNonEmptyArray(issues)) return yield* new ValidationFailed({ issues })
         const patch: EventPatch = {
           ...plain,

@@ -1,0 +1,3 @@
+export * from "./Connection.js"
+export * from "./ConnectionErrors.js"
+export * from "./ConnectionsApi.js"

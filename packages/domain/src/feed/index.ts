@@ -1,0 +1,3 @@
+export * from "./Comment.js"
+export * from "./FeedApi.js"
+export * from "./Post.js"

@@ -1,0 +1,24 @@
+import { Schema } from "effect"
+import { RecordId } from "../http/Ids.js"
+
+export const GroupTypeId = RecordId.pipe(Schema.brand("GroupTypeId"))
+export type GroupTypeId = typeof GroupTypeId.Type
+
+/** A kind of group the community offers (managed by its admins; names are unique per community, any case). */
+export class GroupType extends Schema.Class<GroupType>("GroupType")({
+  id: GroupTypeId,
+  name: Schema.String,
+  description: Schema.String,
+  created_at: Schema.DateTimeUtc,
+  updated_at: Schema.DateTimeUtc
+}) {}
+
+/** The type as a group shows it. */
+export const GroupTypeSummary = Schema.Struct({ id: GroupTypeId, name: Schema.String })
+export type GroupTypeSummary = typeof GroupTypeSummary.Type
+
+/** What a new group type is made of (the admin catalogue creates them). */
+export interface NewGroupType {
+  readonly name: string
+  readonly description?: string | undefined
+}

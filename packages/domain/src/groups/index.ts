@@ -1,0 +1,7 @@
+export * from "./Group.js"
+export * from "./GroupErrors.js"
+export * from "./GroupMember.js"
+export * from "./GroupMembershipApi.js"
+export * from "./GroupMessage.js"
+export * from "./GroupsApi.js"
+export * from "./GroupType.js"

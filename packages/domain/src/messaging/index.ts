@@ -1,0 +1,2 @@
+export * from "./Message.js"
+export * from "./MessagesApi.js"

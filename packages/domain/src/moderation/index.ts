@@ -1,0 +1,2 @@
+export * from "./Report.js"
+export * from "./ReportsApi.js"

@@ -1,0 +1,110 @@
+import type { Fragment } from "@effect/sql/Statement"
+import type { CurrentTenant } from "@timebank/domain"
+import { LISTED_GROUP_STATUSES, RecordId } from "@timebank/domain"
+import { Effect, Option, Schema } from "effect"
+import { dbId, DbInt, decodeFirst, decodeRows } from "../platform/SqlRows.js"
+import { TenantSql } from "../platform/TenantSql.js"
+
+/** A group as other features see it (the feed posts in it; notifications name it). */
+export interface GroupSummary {
+  readonly id: number
+  readonly name: string
+  readonly visibility: "public" | "private"
+  readonly status: "pending_review" | "active" | "dormant" | "archived" | "rejected"
+}
+
+/** A member's place in a group. */
+export interface GroupMembership {
+  readonly role: "owner" | "organiser" | "member"
+  readonly status: "pending" | "active" | "banned"
+}
+
+const SummaryRow = Schema.Struct({
+  id: dbId(RecordId),
+  name: Schema.String,
+  visibility: Schema.Literal("public", "private"),
+  status: Schema.Literal("pending_review", "active", "dormant", "archived", "rejected")
+})
+const MembershipRow = Schema.Struct({
+  role: Schema.Literal("owner", "organiser", "member"),
+  status: Schema.Literal("pending", "active", "banned")
+})
+const UserIdRow = Schema.Struct({ user_id: DbInt })
+
+/** What other features may read of groups: domain shapes, never rows. */
+export class GroupDirectory extends Effect.Service<GroupDirectory>()("GroupDirectory", {
+  dependencies: [TenantSql.Default],
+  effect: Effect.gen(function*() {
+    const db = yield* TenantSql
+    const { sql } = db
+
+    /** The group of this community with that id, unless deleted. */
+    const find = (groupId: number): Effect.Effect<Option.Option<GroupSummary>, never, CurrentTenant> =>
+      db.query((tenantId) =>
+        sql`SELECT id, name, visibility, status FROM groups
+            WHERE tenant_id = ${tenantId} AND id = ${groupId} AND deleted_at IS NULL`.pipe(decodeFirst(SummaryRow))
+      )
+
+    /** The member's membership of the group, if they have one (pending and banned included). */
+    const membership = (
+      groupId: number,
+      userId: number
+    ): Effect.Effect<Option.Option<GroupMembership>, never, CurrentTenant> =>
+      db.query((tenantId) =>
+        sql`SELECT role, status FROM group_members
+            WHERE tenant_id = ${tenantId} AND group_id = ${groupId} AND user_id = ${userId}`.pipe(
+          decodeFirst(MembershipRow)
+        )
+      )
+
+    /** Whether the member is an active member of the group. */
+    const isActiveMember = (groupId: number, userId: number): Effect.Effect<boolean, never, CurrentTenant> =>
+      Effect.map(membership(groupId, userId), Option.exists((m) => m.status === "active"))
+
+    /** Whether the member is an active organiser (the owner included) of the group. */
+    const isOrganiser = (groupId: number, userId: number): Effect.Effect<boolean, never, CurrentTenant> =>
+      Effect.map(
+        membership(groupId, userId),
+        Option.exists((m) => m.status === "active" && (m.role === "owner" || m.role === "organiser"))
+      )
+
+    /** Active members of the group, organisers only if asked (notifications: who hears of a join or a message). */
+    const activeMemberIds = (
+      groupId: number,
+      options: { readonly organisersOnly?: boolean } = {}
+    ): Effect.Effect<ReadonlyArray<number>, never, CurrentTenant> =>
+      db.query((tenantId) =>
+        sql`SELECT user_id FROM group_members
+            WHERE tenant_id = ${tenantId} AND group_id = ${groupId} AND status = 'active'
+              ${options.organisersOnly === true ? sql`AND role IN ('owner', 'organiser')` : sql``}
+            ORDER BY user_id`.pipe(decodeRows(UserIdRow), Effect.map((rows) => rows.map((r) => r.user_id)))
+      )
+
+    /**
+     * SQL for `IN (...)`: the ids of the groups (not deleted) the member is an active member of. The feed's home
+     * page reads its posts of those groups in the same query as the rest of the page.
+     */
+    const activeGroupIdsOf = (userId: number): Effect.Effect<Fragment, never, CurrentTenant> =>
+      Effect.map(db.tenantId, (tenantId) =>
+        sql`SELECT gm.group_id FROM group_members gm
+            JOIN groups g ON g.id = gm.group_id AND g.tenant_id = ${tenantId} AND g.deleted_at IS NULL
+            WHERE gm.tenant_id = ${tenantId} AND gm.user_id = ${userId} AND gm.status = 'active'`)
+
+    /**
+     * Whether a member (`isAdmin`: a community admin) can see the group, as `GET /groups/{id}` decides: a listed
+     * group, or one waiting for review or rejected for its active members and admins (moderation: what one reports).
+     */
+    const visibleTo = (
+      groupId: number,
+      viewer: { readonly userId: number; readonly isAdmin: boolean }
+    ): Effect.Effect<boolean, never, CurrentTenant> =>
+      Effect.flatMap(find(groupId), (group) =>
+        Option.isNone(group)
+          ? Effect.succeed(false)
+          : LISTED_GROUP_STATUSES.includes(group.value.status) || viewer.isAdmin
+          ? Effect.succeed(true)
+          : isActiveMember(groupId, viewer.userId))
+
+    return { find, membership, isActiveMember, isOrganiser, activeMemberIds, activeGroupIdsOf, visibleTo } as const
+  })
+}) {}
