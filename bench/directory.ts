@@ -18,25 +18,22 @@
 // the aggregates of every organisation on those pages equal an independent per-organisation SQL count; a walk
 // through the whole directory (per_page=50) sees every visible organisation once, id-descending, and ends without
 // a cursor; the API's answers carry the directory's X-RateLimit-Limit of 60.
-import autocannon from "autocannon"
-import { randomBytes, randomUUID } from "node:crypto"
 import pg from "pg"
 import {
-  type Child,
-  type Database,
+  autocannonLoad,
+  type Client,
+  databaseKind,
   envInt,
-  freePort,
-  type HttpAnswer,
-  httpClient,
+  expectStatus,
   type Load,
   loadSettings,
+  type Page,
   printResult,
   printTable,
-  startDatabase,
-  startNode,
-  stopChild,
-  waitForOk
+  secondsSince,
+  walkPages
 } from "./lib.js"
+import { readScene } from "./setup.js"
 
 const PATH = "/api/v2/volunteering/organisations"
 
@@ -46,61 +43,11 @@ const settings = () => ({
   volunteers: envInt("BENCH_VOLUNTEERS", 2_000)
 })
 
-type Client = ReturnType<typeof httpClient>
-
 /** A different client address for each request (10.0.0.0/8 has room for 16 million). */
 let ipCounter = 0
 const nextIp = () => {
   const n = ipCounter++ % 0xffffff
   return `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`
-}
-
-const expectStatus = (what: string, answer: HttpAnswer, status: number): unknown => {
-  if (answer.status !== status) throw new Error(`${what}: expected ${status}, got ${answer.status} ${answer.text}`)
-  return JSON.parse(answer.text)
-}
-
-const login = async (client: Client, headers: Record<string, string>, email: string, password: string) =>
-  (expectStatus(
-    `login ${email}`,
-    await client.send("POST", "/api/v2/auth/login", {
-      headers: { ...headers, "x-forwarded-for": nextIp() },
-      json: { email, password }
-    }),
-    200
-  ) as { access_token: string }).access_token
-
-/** The bootstrap super-admin is created while the server already answers; try a few times. */
-const superAdminLogin = async (client: Client, email: string, password: string) => {
-  for (let attempt = 1;; attempt++) {
-    try {
-      return await login(client, { "x-tenant-slug": "platform" }, email, password)
-    } catch (error) {
-      if (attempt >= 8) throw error
-      await new Promise((resolve) => setTimeout(resolve, 500))
-    }
-  }
-}
-
-const createTenant = async (client: Client, superToken: string, slug: string): Promise<number> => {
-  const created = expectStatus(
-    `create tenant ${slug}`,
-    await client.send("POST", "/api/v2/admin/super/tenants", {
-      headers: { "x-tenant-slug": "platform", authorization: `Bearer ${superToken}` },
-      json: {
-        slug,
-        name: `Bench ${slug}`,
-        admin: {
-          email: `admin@${slug}.bench.test`,
-          password: randomBytes(12).toString("hex"),
-          first_name: "Bench",
-          last_name: "Admin"
-        }
-      }
-    }),
-    201
-  ) as { data: { id: number } }
-  return created.data.id
 }
 
 const THEMES = ["planting trees", "sorting food", "river cleaning", "tutoring kids", "visiting elders", "repair cafe"]
@@ -185,10 +132,6 @@ interface Item {
   readonly total_hours: number
   readonly average_rating: number | null
 }
-interface Page {
-  readonly data: ReadonlyArray<Item>
-  readonly meta: { readonly per_page: number; readonly has_more: boolean; readonly cursor?: string }
-}
 
 /** Each aggregate of `ids` counted the plain way, one organisation at a time (not the code under test). */
 const expectedAggregates = async (db: pg.Pool, tenantId: number, ids: ReadonlyArray<number>) => {
@@ -221,101 +164,38 @@ const sameAggregates = (item: Item, expected: Item | undefined) =>
   item.average_rating === expected.average_rating
 
 /** Load on `base` cycling through `paths`, each request from an address of its own. */
-const measurePaths = async (label: string, base: string, tenantId: number, paths: ReadonlyArray<string>) => {
-  const { connections, duration, warmup } = loadSettings()
-  const headers = { "x-tenant-id": String(tenantId) }
-  const requests = paths.map((path) => ({
-    path,
-    method: "GET",
-    headers,
-    setupRequest: (request: { path: string; method: string; headers: Record<string, string> }) => ({
-      ...request,
-      headers: { ...request.headers, "x-forwarded-for": nextIp() }
-    })
-  }))
-  const options = { url: base, connections, headers, requests }
-  await autocannon({ ...options, duration: warmup })
-  const result = await autocannon({ ...options, duration })
-  return {
-    label,
-    rps: Math.round(result.requests.average),
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    non2xx: result.non2xx,
-    errors: result.errors + result.timeouts
-  } satisfies Load
-}
+const measurePaths = (label: string, base: string, tenantId: number, paths: ReadonlyArray<string>) =>
+  autocannonLoad(label, base, { "x-tenant-id": String(tenantId) }, paths, {
+    perRequest: () => ({ "x-forwarded-for": nextIp() })
+  })
 
 export default async function directory(): Promise<void> {
   const s = settings()
   const started = Date.now()
-  const children: Array<Child> = []
-  let database: Database | undefined
-  let pool: pg.Pool | undefined
-  let api: Client | undefined
-  let bare: Client | undefined
+  const scene = await readScene("bench/servers/bareDirectory.ts", "bench-dir", { env: { TRUST_PROXY: "true" } })
   try {
-    database = await startDatabase()
-    const apiPort = await freePort()
-    const barePort = await freePort()
-    const superAdmin = { email: `super-${randomBytes(4).toString("hex")}@bench.test`, password: randomUUID() }
-    // BENCH_API_NODE_FLAGS: extra node flags for the API, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
-    const nodeFlags = (process.env.BENCH_API_NODE_FLAGS ?? "").split(" ").filter((f) => f !== "")
-    const ours = startNode("timebank API", [...nodeFlags, "--import", "tsx", "apps/api/src/main.ts"], {
-      PORT: String(apiPort),
-      HOST: "127.0.0.1",
-      LOG_LEVEL: "WARN",
-      DATABASE_URL: database.url,
-      TRUST_PROXY: "true",
-      SEED_DEMO: "false",
-      BOOTSTRAP_SUPER_ADMIN_EMAIL: superAdmin.email,
-      BOOTSTRAP_SUPER_ADMIN_PASSWORD: superAdmin.password,
-      ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {})
-    })
-    children.push(ours)
-    await waitForOk(ours, `http://127.0.0.1:${apiPort}/api/v2/health`)
-    // The baseline starts once the API has migrated the database.
-    const baseline = startNode("bare node:http + pg", ["--import", "tsx", "bench/servers/bareDirectory.ts"], {
-      PORT: String(barePort),
-      DATABASE_URL: database.url
-    })
-    children.push(baseline)
-    await waitForOk(baseline, `http://127.0.0.1:${barePort}/health`)
-
     // ---- set-up, not measured
-    const setupStart = Date.now()
-    api = httpClient(apiPort, 8)
-    bare = httpClient(barePort, 8)
-    pool = new pg.Pool({ connectionString: database.url, max: 4, application_name: "bench-setup" })
-    const superToken = await superAdminLogin(api, superAdmin.email, superAdmin.password)
-    const tenantId = await createTenant(api, superToken, `bench-dir-${randomBytes(3).toString("hex")}`)
+    const { client: api, baselineClient: bare, pool } = scene
+    const tenantId = scene.tenant.id
     const visible = await seed(pool, tenantId, s)
-    const setupSeconds = Math.round((Date.now() - setupStart) / 100) / 10
+    const setupSeconds = secondsSince(scene.setupStart)
     console.log(
       `set-up ${setupSeconds} s: ${s.organisations} organisations (${visible} listed), ${s.owners} owners, ` +
-        `${s.volunteers} volunteers (database: ${process.env.DATABASE_URL ? "DATABASE_URL" : "embedded"})`
+        `${s.volunteers} volunteers (database: ${databaseKind()})`
     )
 
     const get = async (client: Client, path: string) => {
       const answer = await client.send("GET", path, {
         headers: { "x-tenant-id": String(tenantId), "x-forwarded-for": nextIp() }
       })
-      return { body: expectStatus(`GET ${path}`, answer, 200) as Page, text: answer.text }
+      return { body: expectStatus(`GET ${path}`, answer, 200) as Page<Item>, text: answer.text }
     }
 
     // ---- correctness, before any load: a walk through the whole directory, and the pages the load uses
-    const walked: Array<number> = []
-    let walkPages = 0
-    let lastMeta: Page["meta"] | undefined
-    for (let path = `${PATH}?per_page=50`; walkPages < 1_000; walkPages++) {
-      const { body } = await get(api, path)
-      walked.push(...body.data.map((i) => i.id))
-      lastMeta = body.meta
-      if (body.meta.cursor === undefined) break
-      path = `${PATH}?per_page=50&cursor=${body.meta.cursor}`
-    }
+    const walk = await walkPages(async (path) => (await get(api, path)).body, PATH, 50)
+    const walked = walk.items.map((i) => i.id)
     const walkOk = walked.length === visible && new Set(walked).size === visible &&
-      walked.every((id, i) => i === 0 || id < walked[i - 1]!) && lastMeta?.has_more === false
+      walked.every((id, i) => i === 0 || id < walked[i - 1]!) && walk.last?.has_more === false
     const cursorAt = (index: number) => Buffer.from(JSON.stringify(walked[index - 1]), "utf8").toString("base64url")
     const first = `${PATH}?per_page=20`
     const cursorPages = [20, 180, 1_980, Math.floor((visible - 20) / 20) * 20]
@@ -331,13 +211,13 @@ export default async function directory(): Promise<void> {
       const ourAnswer = await api.send("GET", path, {
         headers: { "x-tenant-id": String(tenantId), "x-forwarded-for": nextIp() }
       })
-      const { body, text } = { body: expectStatus(path, ourAnswer, 200) as Page, text: ourAnswer.text }
+      const { body, text } = { body: expectStatus(path, ourAnswer, 200) as Page<Item>, text: ourAnswer.text }
       const theirs = await get(bare, path)
       sameBody &&= text === theirs.text
       pageSizes &&= body.data.length === 20
       const expected = await expectedAggregates(pool, tenantId, body.data.map((i) => i.id))
       aggregatesMatch &&= body.data.every((item) => sameAggregates(item, expected.get(item.id)))
-      const withLimit = await fetch(`http://127.0.0.1:${apiPort}${path}`, {
+      const withLimit = await fetch(`${scene.api.base}${path}`, {
         headers: { "x-tenant-id": String(tenantId), "x-forwarded-for": nextIp() }
       })
       await withLimit.body?.cancel()
@@ -347,25 +227,17 @@ export default async function directory(): Promise<void> {
     console.log(`known organisation ${known.id}: ${JSON.stringify(known)}`)
 
     // ---- measured
-    const apiBase = `http://127.0.0.1:${apiPort}`
-    const bareBase = `http://127.0.0.1:${barePort}`
+    const apiBase = scene.api.base
+    const bareBase = scene.baseline.base
     const mixed = [first, ...cursorPages]
-    const loads = [
-      await measurePaths("bare node:http + pg  first page", bareBase, tenantId, [first]),
-      await measurePaths("timebank API         first page", apiBase, tenantId, [first]),
-      await measurePaths("bare node:http + pg  first + 4 cursor pages", bareBase, tenantId, mixed),
-      await measurePaths("timebank API         first + 4 cursor pages", apiBase, tenantId, mixed),
-      await measurePaths("bare node:http + pg  search=river", bareBase, tenantId, [search]),
-      await measurePaths("timebank API         search=river", apiBase, tenantId, [search])
-    ]
-    const [bareFirst, ourFirst, bareMixed, ourMixed, bareSearch, ourSearch] = loads as [
-      Load,
-      Load,
-      Load,
-      Load,
-      Load,
-      Load
-    ]
+    const [BARE, OURS] = ["bare node:http + pg  ", "timebank API         "]
+    const bareFirst = await measurePaths(`${BARE}first page`, bareBase, tenantId, [first])
+    const ourFirst = await measurePaths(`${OURS}first page`, apiBase, tenantId, [first])
+    const bareMixed = await measurePaths(`${BARE}first + 4 cursor pages`, bareBase, tenantId, mixed)
+    const ourMixed = await measurePaths(`${OURS}first + 4 cursor pages`, apiBase, tenantId, mixed)
+    const bareSearch = await measurePaths(`${BARE}search=river`, bareBase, tenantId, [search])
+    const ourSearch = await measurePaths(`${OURS}search=river`, apiBase, tenantId, [search])
+    const loads = [bareFirst, ourFirst, bareMixed, ourMixed, bareSearch, ourSearch]
     const { connections, duration } = loadSettings()
     console.log(
       `\n${connections} connections, ${duration} s each after warm-up; ${s.organisations} organisations ` +
@@ -379,7 +251,7 @@ export default async function directory(): Promise<void> {
       same_json_as_baseline: sameBody,
       aggregates_match_sql: aggregatesMatch,
       full_walk_ok: walkOk,
-      walk_pages: walkPages + 1,
+      walk_pages: walk.pages,
       listed: visible,
       rate_limit_header_60: rateLimitHeader,
       first_page_rps: ourFirst.rps,
@@ -391,10 +263,6 @@ export default async function directory(): Promise<void> {
       setup_seconds: setupSeconds
     })
   } finally {
-    api?.close()
-    bare?.close()
-    await pool?.end().catch(() => {})
-    await Promise.all(children.map((child) => stopChild(child)))
-    await database?.stop()
+    await scene.close()
   }
 }

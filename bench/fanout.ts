@@ -16,29 +16,25 @@
 // 150 ms and all rows exist within 10 s (worst event); each attendee has exactly one bell and one instant e-mail
 // row tied to it, nobody else (bystanders, organiser) has any. BENCH_API_NODE_FLAGS adds node flags to the API,
 // e.g. "--cpu-prof --cpu-prof-dir=/tmp/p".
-import { randomBytes, randomUUID } from "node:crypto"
+import { randomBytes } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
 import { cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { setTimeout as sleep } from "node:timers/promises"
 import pg from "pg"
 import {
-  type Child,
+  type Client,
   cpuSeconds,
-  type Database,
+  databaseKind,
   envInt,
-  freePort,
-  type HttpAnswer,
-  httpClient,
+  expectStatus,
   now,
   percentile,
   printResult,
   printRows,
-  startDatabase,
-  startNode,
-  stopChild,
-  waitForOk
+  secondsSince
 } from "./lib.js"
+import { createTenant, login, type Scene, startScene } from "./setup.js"
 
 const settings = () => ({
   attendees: envInt("BENCH_ATTENDEES", 10_000),
@@ -54,54 +50,30 @@ const CANCEL_LIMIT_MS = 150
 const FANOUT_LIMIT_MS = 10_000
 const LANGUAGES = ["en", "de", "fr", "es"]
 
-type Client = ReturnType<typeof httpClient>
 type Ids = ReadonlyArray<number>
 type BenchEvent = { readonly id: number; readonly link: string }
 /** Where a run writes: the API (as the organiser) and the database, in one community. */
-interface Scene {
+interface Community {
   readonly client: Client
   readonly db: pg.Pool
   readonly tenantId: number
   readonly headers: Record<string, string>
 }
 
-const expectStatus = (what: string, answer: HttpAnswer, status: number): unknown => {
-  if (answer.status !== status) throw new Error(`${what}: expected ${status}, got ${answer.status} ${answer.text}`)
-  return JSON.parse(answer.text)
-}
-
 /** Every request from an address of its own, so that no per-IP limit (event create: 10 a minute) refuses set-up. */
 let ipCounter = 0
 const nextIp = () => `10.7.${(++ipCounter >> 8) & 255}.${ipCounter & 255}`
 
-const login = async (client: Client, headers: Record<string, string>, email: string, password: string) => {
-  // The bootstrap super-admin is created while the server already answers; try a few times.
-  for (let attempt = 1;; attempt++) {
-    const answer = await client.send("POST", "/api/v2/auth/login", {
-      headers: { ...headers, "x-forwarded-for": nextIp() },
-      json: { email, password }
-    })
-    if (answer.status === 200) return (JSON.parse(answer.text) as { access_token: string }).access_token
-    if (attempt >= 8) throw new Error(`login ${email}: ${answer.status} ${answer.text}`)
-    await sleep(500)
-  }
-}
-
 /** A tenant through the super-admin API; its admin (the organiser) signed in. */
 const communityWithOrganiser = async (client: Client, superToken: string) => {
   const slug = `bench-fan-${randomBytes(3).toString("hex")}`
-  const admin = { email: `organiser@${slug}.bench.test`, password: randomBytes(12).toString("hex") }
-  const created = expectStatus(
-    `create tenant ${slug}`,
-    await client.send("POST", "/api/v2/admin/super/tenants", {
-      headers: { "x-tenant-slug": "platform", authorization: `Bearer ${superToken}` },
-      json: { slug, name: `Bench ${slug}`, admin: { ...admin, first_name: "Olga", last_name: "Organiser" } }
-    }),
-    201
-  ) as { data: { id: number } }
-  const tenantId = created.data.id
-  const token = await login(client, { "x-tenant-id": String(tenantId) }, admin.email, admin.password)
-  return { tenantId, headers: { "x-tenant-id": String(tenantId), authorization: `Bearer ${token}` } }
+  const tenant = await createTenant(client, superToken, slug, {
+    email: `organiser@${slug}.bench.test`,
+    first_name: "Olga",
+    last_name: "Organiser"
+  })
+  const { token } = await login(client, tenant.headers, tenant.admin.email, tenant.admin.password, nextIp())
+  return { tenantId: tenant.id, headers: { ...tenant.headers, authorization: `Bearer ${token}` } }
 }
 
 /** Attendees first (ids ascending), then bystanders; languages cycle through the four shipped ones. */
@@ -119,7 +91,7 @@ const seedUsers = async (db: pg.Pool, tenantId: number, label: string, count: nu
  * bystanders do not go, declined or attended; the organiser goes too.
  */
 const eventWithAttendees = async (
-  { client, db, headers, tenantId }: Scene,
+  { client, db, headers, tenantId }: Community,
   people: { readonly organiserId: number; readonly attendees: Ids; readonly bystanders: Ids },
   title: string
 ) => {
@@ -163,7 +135,7 @@ const eventWithAttendees = async (
  * up, each poll is one cheap index probe, so that polling takes little from the database it watches.
  */
 const waitForRows = async (
-  { db, tenantId }: Scene,
+  { db, tenantId }: Community,
   link: string,
   probeUser: number,
   expected: number,
@@ -198,7 +170,7 @@ const waitForRows = async (
  * How many of the e-mails of `link` the API sends in `seconds` (per second); then the rest are set aside (failed,
  * not sent), so that the next measurement starts without the mailer still working through this one.
  */
-const mailRate = async ({ db, tenantId }: Scene, link: string, seconds: number) => {
+const mailRate = async ({ db, tenantId }: Community, link: string, seconds: number) => {
   await sleep(seconds * 1000)
   const { rows: [row] } = await db.query<{ sent: number }>(
     `SELECT count(*)::int AS sent FROM notification_email_queue WHERE tenant_id = $1 AND link = $2 AND status = 'sent'`,
@@ -213,7 +185,7 @@ const mailRate = async ({ db, tenantId }: Scene, link: string, seconds: number) 
 }
 
 /** The rows of one fan-out against who should have them: each attendee exactly once, nobody else. */
-const verdict = async ({ db, tenantId }: Scene, link: string, attendees: Ids, organiserId: number) => {
+const verdict = async ({ db, tenantId }: Community, link: string, attendees: Ids, organiserId: number) => {
   const tally = async (table: string) => {
     const { rows: [row] } = await db.query<{ total: number; people: number; attendees: number; organiser: number }>(
       `SELECT count(*)::int AS total, count(DISTINCT user_id)::int AS people,
@@ -243,7 +215,7 @@ const verdict = async ({ db, tenantId }: Scene, link: string, attendees: Ids, or
 }
 
 /** Where the time went, from the database's clock: the outbox row and the dispatch transaction's start. */
-const timeline = async ({ db, tenantId }: Scene, eventId: number, link: string, sentAtWall: number) => {
+const timeline = async ({ db, tenantId }: Community, eventId: number, link: string, sentAtWall: number) => {
   const { rows: [row] } = await db.query<{ outbox: Date | null; dispatch: Date | null }>(
     `SELECT (SELECT max(created_at) FROM outbox_events
              WHERE tenant_id = $1 AND event_type = 'EventCancelled' AND (payload->>'event_id')::bigint = $2) AS outbox,
@@ -280,36 +252,18 @@ export default async function fanout(): Promise<void> {
   const s = settings()
   const started = Date.now()
   const dataDir = mkdtempSync(join(tmpdir(), "timebank-bench-fanout-"))
-  let database: Database | undefined
-  let api: Child | undefined
-  let pool: pg.Pool | undefined
-  let client: Client | undefined
+  let scene: Scene | undefined
   try {
-    database = await startDatabase()
-    const apiPort = await freePort()
-    const superAdmin = { email: `super-${randomBytes(4).toString("hex")}@bench.test`, password: randomUUID() }
-    const nodeFlags = (process.env.BENCH_API_NODE_FLAGS ?? "").split(" ").filter((f) => f !== "")
-    api = startNode("timebank API", [...nodeFlags, "--import", "tsx", "apps/api/src/main.ts"], {
-      PORT: String(apiPort),
-      HOST: "127.0.0.1",
-      LOG_LEVEL: "WARN",
-      DATABASE_URL: database.url,
-      DATA_DIR: dataDir,
-      TRUST_PROXY: "true",
-      SEED_DEMO: "false",
-      BOOTSTRAP_SUPER_ADMIN_EMAIL: superAdmin.email,
-      BOOTSTRAP_SUPER_ADMIN_PASSWORD: superAdmin.password,
-      ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {})
+    scene = await startScene({
+      api: { env: { DATA_DIR: dataDir, TRUST_PROXY: "true" } },
+      sockets: 4,
+      pool: { max: 4, application_name: "bench-fanout" }
     })
-    await waitForOk(api, `http://127.0.0.1:${apiPort}/api/v2/health`)
+    const { api, client, database, pool, superToken } = scene
 
     // ---- set-up, not measured
-    const setupStart = Date.now()
-    client = httpClient(apiPort, 4)
-    pool = new pg.Pool({ connectionString: database.url, max: 4, application_name: "bench-fanout" })
-    const superToken = await login(client, { "x-tenant-slug": "platform" }, superAdmin.email, superAdmin.password)
     const { headers, tenantId } = await communityWithOrganiser(client, superToken)
-    const scene: Scene = { client, db: pool, tenantId, headers }
+    const community: Community = { client, db: pool, tenantId, headers }
     const organiserId = Number(
       (await pool.query<{ id: string }>(`SELECT id FROM users WHERE tenant_id = $1 AND role = 'admin'`, [tenantId]))
         .rows[0]!.id
@@ -317,45 +271,45 @@ export default async function fanout(): Promise<void> {
     const attendees = await seedUsers(pool, tenantId, "attendee", s.attendees)
     const bystanders = await seedUsers(pool, tenantId, "bystander", s.bystanders)
     const people = { organiserId, attendees, bystanders }
-    const warmup = await eventWithAttendees(scene, { ...people, attendees: attendees.slice(0, 100) }, "Warm-up")
+    const warmup = await eventWithAttendees(community, { ...people, attendees: attendees.slice(0, 100) }, "Warm-up")
     const ourEvents = []
     const bareEvents = []
     for (let i = 1; i <= s.events; i++) {
-      ourEvents.push(await eventWithAttendees(scene, people, `Cancelled through the API ${i}`))
-      bareEvents.push(await eventWithAttendees(scene, people, `Written by bare SQL ${i}`))
+      ourEvents.push(await eventWithAttendees(community, people, `Cancelled through the API ${i}`))
+      bareEvents.push(await eventWithAttendees(community, people, `Written by bare SQL ${i}`))
     }
     for (const table of ["users", "event_rsvps", "event_waitlist"]) await pool.query(`ANALYZE ${table}`)
-    const setupSeconds = Math.round((Date.now() - setupStart) / 100) / 10
+    const setupSeconds = secondsSince(scene.setupStart)
     console.log(
       `set-up ${setupSeconds} s: ${s.attendees} attendees + ${s.bystanders} bystanders, ${2 * s.events + 1} events ` +
-        `(database: ${process.env.DATABASE_URL ? "DATABASE_URL" : "embedded"})`
+        `(database: ${databaseKind()})`
     )
 
     const cancel = async (event: BenchEvent, label: string, expected: number, probeUser: number): Promise<Measured> => {
       const cpuAtStart = cpu()
       const sentAtWall = Date.now()
       const start = now()
-      const answer = await client!.send("POST", `/api/v2/events/${event.id}/cancel`, {
+      const answer = await client.send("POST", `/api/v2/events/${event.id}/cancel`, {
         headers,
         json: { reason: "The hall is flooded" }
       })
       const cancelMs = now() - start
       const cancelCpu = cpuSince(cpuAtStart)
       expectStatus(`cancel ${label}`, answer, 200)
-      const fanoutMs = await waitForRows(scene, event.link, probeUser, expected, start + s.waitSeconds * 1000) -
+      const fanoutMs = await waitForRows(community, event.link, probeUser, expected, start + s.waitSeconds * 1000) -
         start
       const fanoutCpu = cpuSince(cpuAtStart)
-      const times = await timeline(scene, event.id, event.link, sentAtWall)
-      const mailPerSecond = await mailRate(scene, event.link, s.mailWindow)
-      const result = await verdict(scene, event.link, attendees.slice(0, expected), organiserId)
+      const times = await timeline(community, event.id, event.link, sentAtWall)
+      const mailPerSecond = await mailRate(community, event.link, s.mailWindow)
+      const result = await verdict(community, event.link, attendees.slice(0, expected), organiserId)
       return { label, cancelMs, fanoutMs, ...times, mailPerSecond, cancelCpu, fanoutCpu, verdict: result }
     }
 
-    const apiPid = api.process.pid
-    const cpu = () => ({ api: cpuSeconds(apiPid), pg: cpuSeconds(database!.pid, true) })
+    const apiPid = api.child.process.pid
+    const cpu = () => ({ api: cpuSeconds(apiPid), pg: cpuSeconds(database.pid, true) })
     const cpuSince = (from: ReturnType<typeof cpu>) => {
       const to = cpu()
-      const pgMs = database!.pid === undefined ? "-" : Math.round((to.pg - from.pg) * 1000)
+      const pgMs = database.pid === undefined ? "-" : Math.round((to.pg - from.pg) * 1000)
       return `${Math.round((to.api - from.api) * 1000)}/${pgMs}`
     }
 
@@ -374,7 +328,7 @@ export default async function fanout(): Promise<void> {
     const bare = async (event: BenchEvent, label: string): Promise<Measured> => {
       const cpuAtStart = cpu()
       const start = now()
-      await pool!.query(
+      await pool.query(
         `WITH recipients AS (
            SELECT user_id FROM event_rsvps WHERE tenant_id = $1 AND event_id = $2
              AND status IN ('going', 'interested', 'invited') AND user_id <> $3
@@ -400,8 +354,8 @@ export default async function fanout(): Promise<void> {
       )
       const fanoutMs = now() - start
       const fanoutCpu = cpuSince(cpuAtStart)
-      const mailPerSecond = await mailRate(scene, event.link, s.mailWindow)
-      const result = await verdict(scene, event.link, attendees, organiserId)
+      const mailPerSecond = await mailRate(community, event.link, s.mailWindow)
+      const result = await verdict(community, event.link, attendees, organiserId)
       return { label, fanoutMs, mailPerSecond, fanoutCpu, verdict: result }
     }
 
@@ -464,10 +418,7 @@ export default async function fanout(): Promise<void> {
       setup_seconds: setupSeconds
     }, "rows/s")
   } finally {
-    client?.close()
-    await pool?.end().catch(() => {})
-    if (api) await stopChild(api)
-    await database?.stop()
+    await scene?.close()
     rmSync(dataDir, { recursive: true, force: true })
   }
 }

@@ -14,24 +14,24 @@
 import { createHash, randomBytes, randomUUID, scryptSync } from "node:crypto"
 import pg from "pg"
 import {
-  type Child,
-  cpuSeconds,
-  type Database,
+  type Client,
+  cpuMeter,
+  databaseKind,
   envInt,
-  freePort,
+  expectStatus,
   type HttpAnswer,
-  httpClient,
   measure,
-  percentile,
+  perSecond,
   printResult,
   printRows,
-  runNode,
   runPool,
-  startDatabase,
-  startNode,
-  stopChild,
-  waitForOk
+  secondsSince,
+  tally,
+  type TimedRun,
+  timedRun
 } from "./lib.js"
+import { runNode } from "./processes.js"
+import { createTenant, login, startScene } from "./setup.js"
 
 const settings = () => ({
   members: envInt("BENCH_MEMBERS", 1_000),
@@ -83,68 +83,14 @@ const planMoves = (count: number, members: number, seed: number): ReadonlyArray<
   })
 }
 
-interface Outcome {
-  readonly label: string
-  readonly seconds: number
-  readonly count: number
+interface Outcome extends TimedRun {
   readonly accepted: number
   readonly refused: number
   readonly other: number
-  readonly p50: number
-  readonly p99: number
-  readonly cpu: string
-}
-
-const perSecond = (o: Outcome) => Math.round(o.count / o.seconds)
-const ms = (value: number) => Math.round(value * 10) / 10
-
-/** Counts outcomes of a run; `other` keeps a few samples for the error message. */
-const tally = () => {
-  const counts = { accepted: 0, refused: 0, other: 0 }
-  const samples: Array<string> = []
-  return {
-    counts,
-    samples,
-    other: (what: string) => {
-      counts.other++
-      if (samples.length < 5) samples.push(what)
-    }
-  }
-}
-
-const expectStatus = (what: string, answer: HttpAnswer, status: number): unknown => {
-  if (answer.status !== status) throw new Error(`${what}: expected ${status}, got ${answer.status} ${answer.text}`)
-  return JSON.parse(answer.text)
 }
 
 /** A distinct client address per login: login is limited to 30 a minute per IP (the API trusts X-Forwarded-For). */
 const ipOf = (n: number) => `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`
-
-type Client = ReturnType<typeof httpClient>
-
-const login = async (client: Client, tenant: Record<string, string>, email: string, password: string, ip: number) => {
-  const body = expectStatus(
-    `login ${email}`,
-    await client.send("POST", "/api/v2/auth/login", {
-      headers: { ...tenant, "x-forwarded-for": ipOf(ip) },
-      json: { email, password }
-    }),
-    200
-  ) as { access_token: string; user: { id: number } }
-  return { token: body.access_token, userId: body.user.id }
-}
-
-/** The bootstrap super-admin is created while the server already answers; try a few times. */
-const superAdminLogin = async (client: Client, email: string, password: string) => {
-  for (let attempt = 1;; attempt++) {
-    try {
-      return await login(client, { "x-tenant-slug": "platform" }, email, password, 1_000_000 + attempt)
-    } catch (error) {
-      if (attempt >= 8) throw error
-      await new Promise((resolve) => setTimeout(resolve, 500))
-    }
-  }
-}
 
 interface BenchTenant {
   readonly id: number
@@ -152,19 +98,11 @@ interface BenchTenant {
   readonly adminToken: string
 }
 
-const createTenant = async (client: Client, superToken: string, slug: string): Promise<BenchTenant> => {
-  const admin = { email: `admin@${slug}.bench.test`, password: randomBytes(12).toString("hex") }
-  const created = expectStatus(
-    `create tenant ${slug}`,
-    await client.send("POST", "/api/v2/admin/super/tenants", {
-      headers: { "x-tenant-slug": "platform", authorization: `Bearer ${superToken}` },
-      json: { slug, name: `Bench ${slug}`, admin: { ...admin, first_name: "Bench", last_name: "Admin" } }
-    }),
-    201
-  ) as { data: { id: number } }
-  const headers = { "x-tenant-id": String(created.data.id) }
-  const { token } = await login(client, headers, admin.email, admin.password, 2_000_000 + created.data.id)
-  return { id: created.data.id, headers, adminToken: token }
+/** A tenant through the super-admin API, and its admin signed in. */
+const tenantWithAdmin = async (client: Client, superToken: string, slug: string): Promise<BenchTenant> => {
+  const { admin, headers, id } = await createTenant(client, superToken, slug)
+  const { token } = await login(client, headers, admin.email, admin.password, ipOf(2_000_000 + id))
+  return { id, headers, adminToken: token }
 }
 
 /** Active, approved members written in one statement, all with the same password hash. */
@@ -213,26 +151,6 @@ const verify = async (databaseUrl: string, tenantId: number) => {
   return { ok, transactions: report.transactions ?? 0, accounts: report.accounts ?? 0 }
 }
 
-/** CPU seconds of the API, PostgreSQL and this process over a run, as "cores busy" shares of the wall time. */
-const cpuMeter = (apiPid: number | undefined, database: Database) => {
-  const read = () => ({
-    api: cpuSeconds(apiPid),
-    pg: cpuSeconds(database.pid, true),
-    bench: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6
-  })
-  const start = read()
-  return (seconds: number) => {
-    const end = read()
-    const cores = (key: keyof typeof start) => (end[key] - start[key]) / seconds
-    const parts = [
-      ...(apiPid === undefined ? [] : [`api ${cores("api").toFixed(2)}`]),
-      ...(database.pid === undefined ? [] : [`pg ${cores("pg").toFixed(2)}`]),
-      `bench ${cores("bench").toFixed(2)}`
-    ]
-    return parts.join(" / ")
-  }
-}
-
 /** Transfers through the API; tokens[i] belongs to member i. */
 const apiRun = async (
   client: Client,
@@ -243,9 +161,9 @@ const apiRun = async (
   label: string,
   meter: () => (seconds: number) => string
 ): Promise<Outcome> => {
-  const t = tally()
+  const t = tally(["accepted", "refused"])
   const stop = meter()
-  const { latencies, seconds } = await runPool(moves.length, concurrency, async (i) => {
+  const run = await runPool(moves.length, concurrency, async (i) => {
     const move = moves[i]!
     const answer = await client.send("POST", "/api/v2/wallet/transfers", {
       headers: {
@@ -259,25 +177,9 @@ const apiRun = async (
     else if (answer.status === 422 && answer.text.includes("\"INSUFFICIENT_BALANCE\"")) t.counts.refused++
     else t.other(`${answer.status} ${answer.text.slice(0, 200)}`)
   })
-  if (t.samples.length > 0) console.log(`${label}: unexpected answers, e.g.\n  ${t.samples.join("\n  ")}`)
-  return outcome(label, seconds, latencies, t.counts, stop(seconds))
+  t.report(label, "unexpected answers")
+  return { ...timedRun(label, run, stop(run.seconds)), ...t.counts }
 }
-
-const outcome = (
-  label: string,
-  seconds: number,
-  latencies: Float64Array,
-  counts: { accepted: number; refused: number; other: number },
-  cpu: string
-): Outcome => ({
-  label,
-  seconds,
-  count: latencies.length,
-  ...counts,
-  p50: ms(percentile(latencies, 50)),
-  p99: ms(percentile(latencies, 99)),
-  cpu
-})
 
 const hashOf = (request: object) => createHash("sha256").update(JSON.stringify(request)).digest("hex")
 
@@ -294,7 +196,7 @@ const sqlRun = async (
   label: string,
   meter: () => (seconds: number) => string
 ): Promise<Outcome> => {
-  const t = tally()
+  const t = tally(["accepted", "refused"])
   const stop = meter()
   const transfer = async (move: Move): Promise<"accepted" | "refused"> => {
     const from = accounts[move.from]!
@@ -369,15 +271,15 @@ const sqlRun = async (
       client.release()
     }
   }
-  const { latencies, seconds } = await runPool(moves.length, concurrency, async (i) => {
+  const run = await runPool(moves.length, concurrency, async (i) => {
     try {
       t.counts[await transfer(moves[i]!)]++
     } catch (error) {
       t.other(String(error))
     }
   })
-  if (t.samples.length > 0) console.log(`${label}: failed transfers, e.g.\n  ${t.samples.join("\n  ")}`)
-  return outcome(label, seconds, latencies, t.counts, stop(seconds))
+  t.report(label, "failed transfers")
+  return { ...timedRun(label, run, stop(run.seconds)), ...t.counts }
 }
 
 /**
@@ -419,54 +321,31 @@ const activitySampler = (databaseUrl: string, application: string) => {
   }
 }
 
-const seconds = (since: number) => Math.round((Date.now() - since) / 100) / 10
-
 export default async function ledger(): Promise<void> {
   const s: Settings = settings()
   if (s.members < 2) throw new Error("BENCH_MEMBERS must be at least 2: a transfer needs a sender and a recipient")
   const started = Date.now()
-  let database: Database | undefined
-  let api: Child | undefined
-  let pool: pg.Pool | undefined
-  let client: Client | undefined
+  const scene = await startScene({
+    api: { env: { TRUST_PROXY: "true" }, seedDemo: true },
+    sockets: s.concurrency,
+    pool: { max: s.concurrency, application_name: "bench-sql" }
+  })
   try {
-    database = await startDatabase()
+    const { api, client, database, pool, setupStart, superToken } = scene
     const databaseUrl = database.url
-    const apiPort = await freePort()
-    const superAdmin = { email: `super-${randomBytes(4).toString("hex")}@bench.test`, password: randomUUID() }
-    // BENCH_API_NODE_FLAGS: extra node flags for the API, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to see where
-    // its time goes (not allowed in NODE_OPTIONS).
-    const nodeFlags = (process.env.BENCH_API_NODE_FLAGS ?? "").split(" ").filter((f) => f !== "")
-    api = startNode("timebank API", [...nodeFlags, "--import", "tsx", "apps/api/src/main.ts"], {
-      PORT: String(apiPort),
-      HOST: "127.0.0.1",
-      LOG_LEVEL: "WARN",
-      DATABASE_URL: databaseUrl,
-      TRUST_PROXY: "true",
-      BOOTSTRAP_SUPER_ADMIN_EMAIL: superAdmin.email,
-      BOOTSTRAP_SUPER_ADMIN_PASSWORD: superAdmin.password,
-      ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {})
-    })
-    await waitForOk(api, `http://127.0.0.1:${apiPort}/api/v2/health`)
-    console.log(
-      `API up after ${seconds(started)} s (database: ${process.env.DATABASE_URL ? "DATABASE_URL" : "embedded"})`
-    )
+    console.log(`API up after ${secondsSince(started, scene.apiUp)} s (database: ${databaseKind()})`)
 
     // ---- set-up, not measured
-    const setupStart = Date.now()
-    client = httpClient(apiPort, s.concurrency)
-    pool = new pg.Pool({ connectionString: databaseUrl, max: s.concurrency, application_name: "bench-sql" })
     const run = randomBytes(3).toString("hex")
-    const { token: superToken } = await superAdminLogin(client, superAdmin.email, superAdmin.password)
-    const ours = await createTenant(client, superToken, `bench-api-${run}`)
-    const theirs = await createTenant(client, superToken, `bench-sql-${run}`)
+    const ours = await tenantWithAdmin(client, superToken, `bench-api-${run}`)
+    const theirs = await tenantWithAdmin(client, superToken, `bench-sql-${run}`)
     const passwordHash = setupHash(MEMBER_PASSWORD)
     const ourMembers = await insertMembers(pool, ours.id, s.members, passwordHash)
     const theirMembers = await insertMembers(pool, theirs.id, s.members, passwordHash)
     const usersDone = Date.now()
     const tokens = new Array<string>(s.members)
     await runPool(s.members, s.loginConcurrency, async (i) => {
-      tokens[i] = (await login(client!, ours.headers, ourMembers[i]!.email, MEMBER_PASSWORD, i + 1)).token
+      tokens[i] = (await login(client, ours.headers, ourMembers[i]!.email, MEMBER_PASSWORD, ipOf(i + 1))).token
     })
     const loginsDone = Date.now()
     await grantAll(client, ours, ourMembers.map((m) => m.id), s.grantHours)
@@ -477,7 +356,7 @@ export default async function ledger(): Promise<void> {
     )
     const accountOf = new Map(accountRows.map((r) => [Number(r.owner_id), r.id]))
     const theirAccounts = theirMembers.map((m) => ({ accountId: accountOf.get(m.id)!, userId: m.id }))
-    const setupSeconds = seconds(setupStart)
+    const setupSeconds = secondsSince(setupStart)
     console.log(
       `set-up ${setupSeconds} s: 2 tenants with ${s.members} members each (users ${
         Math.round((usersDone - setupStart) / 100) / 10
@@ -491,8 +370,8 @@ export default async function ledger(): Promise<void> {
     const warmupMoves = moves.slice(0, s.warmup)
     const measuredMoves = moves.slice(s.warmup)
     const members = ourMembers.map((m, i) => ({ id: m.id, token: tokens[i]! }))
-    const apiPid = api.process.pid
-    const meterApi = () => cpuMeter(apiPid, database!)
+    const apiPid = api.child.process.pid
+    const meterApi = () => cpuMeter(apiPid, database.pid, true)
     const ourWarmup = await apiRun(client, ours, members, warmupMoves, s.concurrency, "warm-up", meterApi)
     const stopApiSampler = activitySampler(databaseUrl, "timebank")
     const ourResult = await apiRun(
@@ -509,7 +388,7 @@ export default async function ledger(): Promise<void> {
       // The floor of any authenticated route: auth, tenant, one read (same load settings as `npm run bench -- health`).
       const stop = meterApi()
       const probeStart = Date.now()
-      const probe = await measure("GET /api/v2/wallet", `http://127.0.0.1:${apiPort}/api/v2/wallet`, {
+      const probe = await measure("GET /api/v2/wallet", `${api.base}/api/v2/wallet`, {
         headers: { ...ours.headers, authorization: `Bearer ${members[0]!.token}` }
       })
       console.log(
@@ -523,10 +402,8 @@ export default async function ledger(): Promise<void> {
          AS behind FROM outbox_cursors c ORDER BY c.subscriber`
     )
     client.close()
-    client = undefined
     // The API's outbox publisher would otherwise work through the baseline's events during the baseline.
-    await stopChild(api)
-    api = undefined
+    await api.stop()
 
     const ourVerify = await verify(databaseUrl, ours.id)
     // A writer batch is one database transaction, and its rows share created_at (now() is the transaction's start).
@@ -537,7 +414,7 @@ export default async function ledger(): Promise<void> {
     )
 
     // ---- measured: the bare SQL script
-    const meterSql = () => cpuMeter(undefined, database!)
+    const meterSql = () => cpuMeter(undefined, database.pid, true)
     const theirWarmup = await sqlRun(pool, theirs.id, theirAccounts, warmupMoves, s.concurrency, "warm-up", meterSql)
     const stopSqlSampler = activitySampler(databaseUrl, "bench-sql")
     const theirResult = await sqlRun(
@@ -551,7 +428,6 @@ export default async function ledger(): Promise<void> {
     )
     await stopSqlSampler()
     await pool.end()
-    pool = undefined
     const theirVerify = await verify(databaseUrl, theirs.id)
 
     const results = [ourResult, theirResult]
@@ -585,7 +461,7 @@ export default async function ledger(): Promise<void> {
     console.log(
       `ledger verify: API tenant ${ourVerify.ok ? "ok" : "FAILED"} (${ourVerify.transactions} transactions),` +
         ` SQL tenant ${theirVerify.ok ? "ok" : "FAILED"} (${theirVerify.transactions} transactions);` +
-        ` total ${seconds(started)} s`
+        ` total ${secondsSince(started)} s`
     )
     const expectedTransfers = ourWarmup.accepted + ourResult.accepted
     printResult(
@@ -607,9 +483,6 @@ export default async function ledger(): Promise<void> {
       "transfers/s"
     )
   } finally {
-    client?.close()
-    await pool?.end().catch(() => {})
-    if (api) await stopChild(api)
-    await database?.stop()
+    await scene.close()
   }
 }

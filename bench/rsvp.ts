@@ -9,7 +9,7 @@
 // BENCH_CONCURRENCY in flight — first through the API on the first event, then, with the API stopped (its outbox
 // publisher would otherwise run during the script), through the script on the second event. Both runs are checked:
 // exactly BENCH_PLACES going, the rest waiting with dense positions 1..n, in the answers and in the database.
-import { randomBytes, randomUUID } from "node:crypto"
+import { randomBytes } from "node:crypto"
 import pg from "pg"
 import {
   ACCESS_TOKEN_SECONDS,
@@ -18,22 +18,21 @@ import {
   REFRESH_TOKEN_SECONDS
 } from "../packages/server/src/identity/Tokens.js"
 import {
-  type Child,
-  cpuSeconds,
-  type Database,
+  type Client,
+  cpuMeter,
+  databaseKind,
   envInt,
-  freePort,
   type HttpAnswer,
-  httpClient,
-  percentile,
+  perSecond,
   printResult,
   printRows,
   runPool,
-  startDatabase,
-  startNode,
-  stopChild,
-  waitForOk
+  secondsSince,
+  tally,
+  type TimedRun,
+  timedRun
 } from "./lib.js"
+import { createTenant, startScene } from "./setup.js"
 
 const settings = () => ({
   members: envInt("BENCH_MEMBERS", 2_000),
@@ -43,47 +42,6 @@ const settings = () => ({
   sqlPool: envInt("BENCH_SQL_POOL", 20),
   warmup: envInt("BENCH_WARMUP_RSVPS", 200)
 })
-
-type Client = ReturnType<typeof httpClient>
-
-const expectStatus = (what: string, answer: HttpAnswer, status: number): unknown => {
-  if (answer.status !== status) throw new Error(`${what}: expected ${status}, got ${answer.status} ${answer.text}`)
-  return JSON.parse(answer.text)
-}
-
-/** The bootstrap super-admin is created while the server already answers; try a few times. */
-const superAdminToken = async (client: Client, email: string, password: string) => {
-  for (let attempt = 1;; attempt++) {
-    const answer = await client.send("POST", "/api/v2/auth/login", {
-      headers: { "x-tenant-slug": "platform", "x-forwarded-for": `10.9.9.${attempt}` },
-      json: { email, password }
-    })
-    if (answer.status === 200) return (JSON.parse(answer.text) as { access_token: string }).access_token
-    if (attempt >= 8) throw new Error(`super-admin login: ${answer.status} ${answer.text}`)
-    await new Promise((resolve) => setTimeout(resolve, 500))
-  }
-}
-
-const createTenant = async (client: Client, superToken: string, slug: string) => {
-  const created = expectStatus(
-    `create tenant ${slug}`,
-    await client.send("POST", "/api/v2/admin/super/tenants", {
-      headers: { "x-tenant-slug": "platform", authorization: `Bearer ${superToken}` },
-      json: {
-        slug,
-        name: `Bench ${slug}`,
-        admin: {
-          email: `admin@${slug}.bench.test`,
-          password: randomBytes(12).toString("hex"),
-          first_name: "Bench",
-          last_name: "Admin"
-        }
-      }
-    }),
-    201
-  ) as { data: { id: number } }
-  return created.data.id
-}
 
 /** Active, approved members with a session and an access token each, in three statements. */
 const insertSignedInMembers = async (db: pg.Pool, tenantId: number, count: number) => {
@@ -118,55 +76,42 @@ const insertEvent = async (db: pg.Pool, tenantId: number, organiserId: number, p
   return Number(rows[0]!.id)
 }
 
-interface Outcome {
-  readonly label: string
-  readonly count: number
-  readonly seconds: number
-  readonly p50: number
-  readonly p99: number
+interface Outcome extends TimedRun {
   readonly going: number
   readonly waitlisted: number
   readonly positions: ReadonlyArray<number>
   readonly other: number
-  readonly cpu: string
 }
 
-const rate = (o: Outcome) => Math.round(o.count / o.seconds)
-const ms = (value: number) => Math.round(value * 10) / 10
-
-/** Counts answers; `other` keeps a few samples for the error message. */
-const tally = () => {
-  const counts = { going: 0, waitlisted: 0, other: 0 }
+/** Counts answers: going, waitlisted (with the positions given), other. */
+const rsvpTally = () => {
+  const t = tally(["going", "waitlisted"])
   const positions: Array<number> = []
-  const samples: Array<string> = []
   return {
-    counts,
+    ...t,
     positions,
-    samples,
     record: (status: string, position: number | undefined, raw: string) => {
-      if (status === "going") counts.going++
+      if (status === "going") t.counts.going++
       else if (status === "waitlisted" && position !== undefined) {
-        counts.waitlisted++
+        t.counts.waitlisted++
         positions.push(position)
       } else {
-        counts.other++
-        if (samples.length < 5) samples.push(raw.slice(0, 200))
+        t.other(raw.slice(0, 200))
       }
     }
   }
 }
 
-/** CPU of the API (when running) and PostgreSQL over a run, as "cores busy" (2 = the whole machine). */
-const cpuMeter = (apiPid: number | undefined, database: Database) => {
-  const read = () => ({ api: cpuSeconds(apiPid), pg: cpuSeconds(database.pid, true) })
-  const start = read()
-  return (seconds: number) => {
-    const end = read()
-    return [
-      ...(apiPid === undefined ? [] : [`api ${((end.api - start.api) / seconds).toFixed(2)}`]),
-      ...(database.pid === undefined ? [] : [`pg ${((end.pg - start.pg) / seconds).toFixed(2)}`])
-    ].join(" / ") || "n/a"
-  }
+/** The outcome of a run from its tally; prints a few samples of what went wrong, if anything did. */
+const outcome = (
+  label: string,
+  failures: string,
+  t: ReturnType<typeof rsvpTally>,
+  run: { readonly latencies: Float64Array; readonly seconds: number },
+  stop: (seconds: number) => string
+): Outcome => {
+  t.report(label, failures)
+  return { ...timedRun(label, run, stop(run.seconds)), ...t.counts, positions: t.positions }
 }
 
 /** One `going` RSVP per member through the API. */
@@ -179,9 +124,9 @@ const apiRun = async (
   label: string,
   meter: () => (seconds: number) => string
 ): Promise<Outcome> => {
-  const t = tally()
+  const t = rsvpTally()
   const stop = meter()
-  const { latencies, seconds } = await runPool(members.length, concurrency, async (i) => {
+  const run = await runPool(members.length, concurrency, async (i) => {
     const answer = await client.send("POST", `/api/v2/events/${eventId}/rsvp`, {
       headers: { ...headers, authorization: `Bearer ${members[i]!.token}` },
       json: { status: "going" }
@@ -190,22 +135,8 @@ const apiRun = async (
     const { data } = JSON.parse(answer.text) as { data: { status: string; waitlist_position?: number } }
     t.record(data.status, data.waitlist_position, answer.text)
   })
-  if (t.samples.length > 0) console.log(`${label}: unexpected answers, e.g.\n  ${t.samples.join("\n  ")}`)
-  return {
-    label,
-    count: members.length,
-    seconds,
-    ...summary(latencies),
-    ...t.counts,
-    positions: t.positions,
-    cpu: stop(seconds)
-  }
+  return outcome(label, "unexpected answers", t, run, stop)
 }
-
-const summary = (latencies: Float64Array) => ({
-  p50: ms(percentile(latencies, 50)),
-  p99: ms(percentile(latencies, 99))
-})
 
 /**
  * The limit: the same decision as one database transaction per RSVP, with plain `pg` and prepared statements, no HTTP,
@@ -221,7 +152,7 @@ const sqlRun = async (
   label: string,
   meter: () => (seconds: number) => string
 ): Promise<Outcome> => {
-  const t = tally()
+  const t = rsvpTally()
   const stop = meter()
   const rsvp = async (userId: number) => {
     const client = await db.connect()
@@ -282,17 +213,8 @@ const sqlRun = async (
       client.release()
     }
   }
-  const { latencies, seconds } = await runPool(memberIds.length, concurrency, (i) => rsvp(memberIds[i]!))
-  if (t.samples.length > 0) console.log(`${label}: failed RSVPs, e.g.\n  ${t.samples.join("\n  ")}`)
-  return {
-    label,
-    count: memberIds.length,
-    seconds,
-    ...summary(latencies),
-    ...t.counts,
-    positions: t.positions,
-    cpu: stop(seconds)
-  }
+  const run = await runPool(memberIds.length, concurrency, (i) => rsvp(memberIds[i]!))
+  return outcome(label, "failed RSVPs", t, run, stop)
 }
 
 /** Going and waitlist as the database holds them after a run, and whether the answers agree with it. */
@@ -314,59 +236,34 @@ const databaseCheck = async (db: pg.Pool, eventId: number, outcome: Outcome, pla
   }
 }
 
-const seconds = (since: number) => Math.round((Date.now() - since) / 100) / 10
-
 export default async function rsvp(): Promise<void> {
   const s = settings()
   if (s.members <= s.places) throw new Error("BENCH_MEMBERS must exceed BENCH_PLACES, or nobody waits")
   const started = Date.now()
-  let database: Database | undefined
-  let api: Child | undefined
-  let pool: pg.Pool | undefined
-  let client: Client | undefined
+  const scene = await startScene({
+    api: { env: { TRUST_PROXY: "true" } },
+    sockets: s.concurrency,
+    pool: { max: s.sqlPool, application_name: "bench-sql" }
+  })
   try {
-    database = await startDatabase()
-    const databaseUrl = database.url
-    const apiPort = await freePort()
-    const superAdmin = { email: `super-${randomBytes(4).toString("hex")}@bench.test`, password: randomUUID() }
-    api = startNode("timebank API", ["--import", "tsx", "apps/api/src/main.ts"], {
-      PORT: String(apiPort),
-      HOST: "127.0.0.1",
-      LOG_LEVEL: "WARN",
-      DATABASE_URL: databaseUrl,
-      TRUST_PROXY: "true",
-      SEED_DEMO: "false",
-      BOOTSTRAP_SUPER_ADMIN_EMAIL: superAdmin.email,
-      BOOTSTRAP_SUPER_ADMIN_PASSWORD: superAdmin.password,
-      ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {})
-    })
-    await waitForOk(api, `http://127.0.0.1:${apiPort}/api/v2/health`)
-    console.log(
-      `API up after ${seconds(started)} s (database: ${process.env.DATABASE_URL ? "DATABASE_URL" : "embedded"})`
-    )
+    const { api, client, database, pool } = scene
+    console.log(`API up after ${secondsSince(started, scene.apiUp)} s (database: ${databaseKind()})`)
 
     // ---- set-up, not measured
-    const setupStart = Date.now()
-    client = httpClient(apiPort, s.concurrency)
-    pool = new pg.Pool({ connectionString: databaseUrl, max: s.sqlPool, application_name: "bench-sql" })
-    const tenantId = await createTenant(
-      client,
-      await superAdminToken(client, superAdmin.email, superAdmin.password),
-      `bench-rsvp-${randomBytes(3).toString("hex")}`
-    )
+    const tenantId = (await createTenant(client, scene.superToken, `bench-rsvp-${randomBytes(3).toString("hex")}`)).id
     const headers = { "x-tenant-id": String(tenantId) }
     // One organiser, who does not RSVP, and BENCH_MEMBERS members who do, once each.
     const [organiser, ...rsvpers] = await insertSignedInMembers(pool, tenantId, s.members + 1)
     const warmupEvent = await insertEvent(pool, tenantId, organiser!.id, s.places, "Warm-up")
     const ourEvent = await insertEvent(pool, tenantId, organiser!.id, s.places, "Through the API")
     const theirEvent = await insertEvent(pool, tenantId, organiser!.id, s.places, "Through bare SQL")
-    const setupSeconds = seconds(setupStart)
+    const setupSeconds = secondsSince(scene.setupStart)
     console.log(
       `set-up ${setupSeconds} s: 1 tenant, ${s.members + 1} signed-in members, 3 events of ${s.places} places`
     )
 
     // ---- measured: the API
-    const apiPid = api.process.pid
+    const apiPid = api.child.process.pid
     await apiRun(client, headers, warmupEvent, rsvpers.slice(0, s.warmup), s.concurrency, "warm-up", () => () => "")
     const ours = await apiRun(
       client,
@@ -375,12 +272,11 @@ export default async function rsvp(): Promise<void> {
       rsvpers,
       s.concurrency,
       "timebank API  POST /api/v2/events/{id}/rsvp",
-      () => cpuMeter(apiPid, database!)
+      () => cpuMeter(apiPid, database.pid)
     )
+    // The API's outbox publisher would otherwise run during the script.
     client.close()
-    client = undefined
-    await stopChild(api)
-    api = undefined
+    await api.stop()
     const ourCheck = await databaseCheck(pool, ourEvent, ours, s.places, s.members)
 
     // ---- measured: the bare SQL script
@@ -391,7 +287,7 @@ export default async function rsvp(): Promise<void> {
       rsvpers.map((m) => m.id),
       s.concurrency,
       "bare SQL      pg, 1 db transaction per RSVP",
-      () => cpuMeter(undefined, database!)
+      () => cpuMeter(undefined, database.pid)
     )
     const theirCheck = await databaseCheck(pool, theirEvent, theirs, s.places, s.members)
 
@@ -406,7 +302,7 @@ export default async function rsvp(): Promise<void> {
         const check = i === 0 ? ourCheck : theirCheck
         return [
           o.label,
-          rate(o),
+          perSecond(o),
           o.p50,
           o.p99,
           check.going,
@@ -420,10 +316,10 @@ export default async function rsvp(): Promise<void> {
     )
     console.log(
       `answers agree with the database: API ${ourCheck.answers_agree}, SQL ${theirCheck.answers_agree}; total ${
-        seconds(started)
+        secondsSince(started)
       } s`
     )
-    printResult("rsvp", rate(ours), rate(theirs), {
+    printResult("rsvp", perSecond(ours), perSecond(theirs), {
       going: ourCheck.going,
       waitlisted: ourCheck.waitlisted,
       positions_dense: ourCheck.positions_dense,
@@ -439,9 +335,6 @@ export default async function rsvp(): Promise<void> {
       setup_seconds: setupSeconds
     })
   } finally {
-    client?.close()
-    await pool?.end().catch(() => {})
-    if (api) await stopChild(api)
-    await database?.stop()
+    await scene.close()
   }
 }

@@ -4,7 +4,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 
 const here = dirname(fileURLToPath(import.meta.url))
-const helpers = new Set(["run.ts", "lib.ts"])
+const helpers = new Set(["run.ts", "lib.ts", "processes.ts", "setup.ts"])
 
 const available = readdirSync(here)
   .filter((file) => file.endsWith(".ts") && !file.endsWith(".d.ts") && !helpers.has(file))

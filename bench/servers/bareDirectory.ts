@@ -1,31 +1,15 @@
 // Baseline for `npm run bench -- directory`: the organisation directory on a bare node:http + pg server doing the
 // same SQL as the API (the page, then its owners and its aggregates side by side), with prepared statements and
 // hand-written JSON of the same shape. No tenant lookup (X-Tenant-ID is taken as the id), no auth, no rate limit.
-import { createServer, type ServerResponse } from "node:http"
-import pg from "pg"
+import { barePool, decodeCursor, pageMeta, send, serveTenantGet, userSummaries } from "./bareLib.js"
 
-const pool = new pg.Pool({
-  connectionString: process.env.DATABASE_URL,
-  max: Number(process.env.DB_POOL_SIZE ?? 10),
-  application_name: "bench-bare-directory"
-})
+const pool = barePool("bench-bare-directory")
 
 const PATH = "/api/v2/volunteering/organisations"
 const PER_PAGE_DEFAULT = 20
 const PER_PAGE_MAX = 50
 
 const likePattern = (search: string) => `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
-
-const decodeCursor = (cursor: string): number | undefined => {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"))
-    return Number.isInteger(value) && (value as number) > 0 ? (value as number) : undefined
-  } catch {
-    return undefined
-  }
-}
-
-const encodeCursor = (id: number) => Buffer.from(JSON.stringify(id), "utf8").toString("base64url")
 
 /** One prepared statement per shape, so each keeps the plan that fits it (index range on id, or not). */
 const pageQuery = (cursor: boolean, search: boolean) => {
@@ -41,11 +25,6 @@ const pageQuery = (cursor: boolean, search: boolean) => {
     text: `SELECT id, user_id, name, description, logo_url, website, contact_email, location, created_at
            FROM vol_organisations WHERE ${conditions.join(" AND ")} ORDER BY id DESC LIMIT $${values.length + 1}`
   }
-}
-
-const OWNERS = {
-  name: "directory_owners",
-  text: "SELECT id, first_name, last_name, avatar_url FROM users WHERE tenant_id = $1 AND id = ANY($2::bigint[])"
 }
 
 const AGGREGATES = {
@@ -109,16 +88,12 @@ const directory = async (tenantId: number, url: URL) => {
   })
   const page = rows.slice(0, perPage)
   const ids = page.map((r) => r.id)
-  const [owners, stats] = ids.length === 0
-    ? [{ rows: [] }, { rows: [] }]
-    : await Promise.all([
-      pool.query({ ...OWNERS, values: [tenantId, [...new Set(page.map((r) => r.user_id))]] }),
-      pool.query({ ...AGGREGATES, values: [tenantId, ids] })
-    ])
-  const ownerOf = new Map(owners.rows.map((o) => [o.id as string, o]))
+  const [ownerOf, stats] = await Promise.all([
+    userSummaries(pool, tenantId, page.map((r) => r.user_id)),
+    ids.length === 0 ? { rows: [] } : pool.query({ ...AGGREGATES, values: [tenantId, ids] })
+  ])
   const statsOf = new Map(stats.rows.map((s) => [s.id as string, s]))
   const data = page.map((row) => {
-    const owner = ownerOf.get(row.user_id)
     const s = statsOf.get(row.id)
     return {
       id: Number(row.id),
@@ -133,44 +108,15 @@ const directory = async (tenantId: number, url: URL) => {
       total_hours: Number(s?.total_hours ?? 0),
       average_rating: roundRating(s?.average_rating ?? null),
       created_at: row.created_at.toISOString(),
-      owner: {
-        id: Number(row.user_id),
-        first_name: owner?.first_name ?? "Deleted",
-        last_name: owner?.last_name ?? "User",
-        avatar_url: owner?.avatar_url ?? null
-      }
+      owner: ownerOf(row.user_id)
     }
   })
-  const hasMore = rows.length > perPage
-  const last = data[data.length - 1]
-  return {
-    data,
-    meta: hasMore && last !== undefined
-      ? { per_page: perPage, has_more: true, cursor: encodeCursor(last.id) }
-      : { per_page: perPage, has_more: false }
-  }
+  return { data, meta: pageMeta(perPage, rows.length > perPage, data.at(-1)?.id) }
 }
 
-const send = (res: ServerResponse, status: number, body: unknown) => {
-  const text = JSON.stringify(body)
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) })
-  res.end(text)
-}
-
-createServer((req, res) => {
-  const url = new URL(req.url ?? "/", "http://localhost")
-  if (url.pathname === "/health") return send(res, 200, { status: "ok" })
-  const tenantId = Number(req.headers["x-tenant-id"])
-  if (req.method !== "GET" || url.pathname !== PATH || !Number.isInteger(tenantId)) return send(res, 404, {})
-  directory(tenantId, url).then(
-    (body) =>
-      body === undefined
-        ? send(res, 422, { errors: [{ code: "VALIDATION_ERROR", message: "bad cursor", field: "cursor" }] })
-        : send(res, 200, body),
-    () => send(res, 500, { errors: [{ code: "SERVER_ERROR", message: "query failed" }] })
-  )
-}).listen(Number(process.env.PORT), "127.0.0.1")
-
-process.on("SIGTERM", () => {
-  void pool.end().finally(() => process.exit(0))
+serveTenantGet(pool, PATH, async (tenantId, url, _req, res) => {
+  const body = await directory(tenantId, url)
+  return body === undefined
+    ? send(res, 422, { errors: [{ code: "VALIDATION_ERROR", message: "bad cursor", field: "cursor" }] })
+    : send(res, 200, body)
 })

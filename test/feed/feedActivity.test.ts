@@ -69,7 +69,7 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })("feed ac
         assert.deepStrictEqual((yield* feedIds(other)).filter((id) => id === record!.id), [record!.id])
       }))
 
-    it.effect("an event of a group lands in that group (private: members only); an unknown group id is ignored", () =>
+    it.effect("an event of a group lands in that group (private: members only); another community's group is refused", () =>
       Effect.gen(function*() {
         const { admin, member, other } = yield* community({ signIn: "token" })
         const group = yield* makeGroup(member, { visibility: "private" })
@@ -83,14 +83,22 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })("feed ac
         yield* joinGroup(group, other)
         assert.deepStrictEqual(yield* feedIds(other), [record!.id])
 
-        // Another community's group is no group of this one: the record goes to the community feed.
+        // Another community's group is no group of this one: the event is refused, so nothing reaches the feed.
         const elsewhere = yield* community({ signIn: "token" })
         const foreign = yield* makeGroup(elsewhere.member)
-        const stray = yield* createEvent(member, "Stray group id", foreign.id)
-        const [strayRecord] = yield* waitForFeed(admin, isActivityOf(stray.id))
-        assert.strictEqual(strayRecord!.group_id, null)
+        const client = yield* ownAddressClient(member)
+        const refused = yield* client.events.create({
+          payload: {
+            title: "Stray group id",
+            description: "Bring gloves",
+            start_time: hoursFromNow(48),
+            group_id: foreign.id
+          }
+        }).pipe(expectError(422, "VALIDATION_ERROR"))
+        assert.deepStrictEqual(refused.fields, ["group_id"])
         yield* subscriberSettled(SUBSCRIBER)
         assert.deepStrictEqual(yield* feedIds(elsewhere.member, foreign.id), [])
+        assert.deepStrictEqual(yield* feedIds(member), [record!.id])
       }))
 
     it.effect("while the feed is off nothing is written; deleting the event removes its record", () =>
