@@ -81,13 +81,23 @@ export class OrganisationAggregates extends Effect.Service<OrganisationAggregate
           ) r ON r.target_id = ids.id`.pipe(
           statsRows,
           Effect.map((rows) =>
-            new Map(rows.map(({ average_rating, id, ...counts }): [number, OrganisationStats] => [id, {
-              ...counts,
-              average_rating: roundRating(average_rating)
+            new Map(rows.map((row): [number, OrganisationStats] => [row.id, {
+              opportunity_count: row.opportunity_count,
+              volunteer_count: row.volunteer_count,
+              total_hours: row.total_hours,
+              average_rating: roundRating(row.average_rating),
+              review_count: row.review_count
             }]))
           )
         )
-      ).pipe(Effect.withSpan("OrganisationAggregates.forIds", { attributes: { count: ids.length } }))
+        // No stack trace on the span (it runs for every page of organisations): capturing one cost more than the
+        // rest of the span.
+      ).pipe(
+        Effect.withSpan("OrganisationAggregates.forIds", {
+          attributes: { count: ids.length },
+          captureStackTrace: false
+        })
+      )
     })
 
     return { forIds } as const

@@ -1,5 +1,5 @@
 import { DirectoryOrganisation, MyOrganisation, OrganisationDetail, type OrganisationOwner } from "@timebank/domain"
-import { DateTime, Effect } from "effect"
+import { DateTime, Effect, Fiber } from "effect"
 import { UserSummaries } from "../identity/UserSummaries.js"
 import { emptyStats, OrganisationAggregates, type OrganisationStats } from "./OrganisationAggregates.js"
 import type { DirectoryRow, ManagedOrganisationRow, OrganisationRow } from "./OrganisationRepo.js"
@@ -45,18 +45,24 @@ export class OrganisationViews extends Effect.Service<OrganisationViews>()("Orga
     const users = yield* UserSummaries
     const aggregates = yield* OrganisationAggregates
 
-    /** Owners and aggregates of `rows`, keyed by organisation id. */
+    /**
+     * Owners and aggregates of `rows`, keyed by organisation id: the aggregates on a fiber of their own while the
+     * owners load. Not `Effect.all({ ... }, { concurrency: 2 })`: its machinery (a fiber per effect, joined back
+     * with a merge of their FiberRefs into the request's, every ref the HTTP stack sets compared one by one) cost
+     * about a tenth of a directory request. Awaiting the one fiber's Exit takes its result only; the lookups set
+     * nothing the request needs back. A failure of either still fails the page with its cause, and the fiber, a
+     * child of the request's, ends with it at the latest.
+     */
     const related = <Row extends Pick<OrganisationRow, "id" | "user_id">>(rows: ReadonlyArray<Row>) =>
-      Effect.map(
-        Effect.all({
-          owners: users.byIds(rows.map((r) => r.user_id)),
-          stats: aggregates.forIds(rows.map((r) => r.id))
-        }, { concurrency: 2 }),
-        ({ owners, stats }) => (row: Row) => ({
-          owner: memberOf(owners, row.user_id),
-          stats: stats.get(row.id) ?? emptyStats
-        })
-      )
+      Effect.flatMap(Effect.fork(aggregates.forIds(rows.map((r) => r.id))), (statsFiber) =>
+        Effect.zipWith(
+          users.byIds(rows.map((r) => r.user_id)),
+          Effect.flatMap(Fiber.await(statsFiber), (exit) => exit),
+          (owners, stats) => (row: Row) => ({
+            owner: memberOf(owners, row.user_id),
+            stats: stats.get(row.id) ?? emptyStats
+          })
+        ))
 
     const directory = (rows: ReadonlyArray<DirectoryRow>) =>
       Effect.map(related(rows), (of) =>
