@@ -88,6 +88,10 @@ export class FeedAccess extends Effect.Service<FeedAccess>()("FeedAccess", {
         return group
       })
 
+    /** Whether the caller may see the comment itself (a hidden one: its author and admins); its post aside. */
+    const seesComment = (actor: Actor, comment: { readonly is_hidden: boolean; readonly author_id: number }) =>
+      !comment.is_hidden || isTenantAdmin(actor) || isAuthor(actor, comment.author_id)
+
     /** Whether the caller may see the post; its group with it. */
     const visibility = (actor: Actor, post: FeedPostRow) =>
       Effect.gen(function*() {
@@ -158,7 +162,7 @@ export class FeedAccess extends Effect.Service<FeedAccess>()("FeedAccess", {
           const comment = yield* Effect.flatten(comments.findById(commentId)).pipe(Effect.orElseFail(commentNotFound))
           const check = Effect.gen(function*() {
             const { actor, post } = yield* ReadablePost
-            if (comment.is_hidden && !isTenantAdmin(actor) && !isAuthor(actor, comment.author_id)) {
+            if (!seesComment(actor, comment)) {
               return yield* commentNotFound()
             }
             if (!(yield* mayModerate(actor, comment.author_id, post.group_id))) {
@@ -173,6 +177,15 @@ export class FeedAccess extends Effect.Service<FeedAccess>()("FeedAccess", {
           )
         })
 
-    return { readableGroup, postingGroup, readable, interact, deletePost, deleteComment } as const
+    return {
+      readableGroup,
+      postingGroup,
+      visibility,
+      seesComment,
+      readable,
+      interact,
+      deletePost,
+      deleteComment
+    } as const
   })
 }) {}
