@@ -1,9 +1,11 @@
 import type { Fragment } from "@effect/sql/Statement"
 import type { CurrentTenant } from "@timebank/domain"
-import { LISTED_GROUP_STATUSES, RecordId } from "@timebank/domain"
+import { LISTED_GROUP_STATUSES } from "@timebank/domain"
 import { Effect, Option, Schema } from "effect"
-import { dbId, DbInt, decodeFirst, decodeRows } from "../platform/SqlRows.js"
+import { DbInt, decodeRows } from "../platform/SqlRows.js"
 import { TenantSql } from "../platform/TenantSql.js"
+import { GroupMemberRepo } from "./GroupMemberRepo.js"
+import { GroupRepo } from "./GroupRepo.js"
 
 /** A group as other features see it (the feed posts in it; notifications name it). */
 export interface GroupSummary {
@@ -19,30 +21,22 @@ export interface GroupMembership {
   readonly status: "pending" | "active" | "banned"
 }
 
-const SummaryRow = Schema.Struct({
-  id: dbId(RecordId),
-  name: Schema.String,
-  visibility: Schema.Literal("public", "private"),
-  status: Schema.Literal("pending_review", "active", "dormant", "archived", "rejected")
-})
-const MembershipRow = Schema.Struct({
-  role: Schema.Literal("owner", "organiser", "member"),
-  status: Schema.Literal("pending", "active", "banned")
-})
 const UserIdRow = Schema.Struct({ user_id: DbInt })
 
 /** What other features may read of groups: domain shapes, never rows. */
 export class GroupDirectory extends Effect.Service<GroupDirectory>()("GroupDirectory", {
-  dependencies: [TenantSql.Default],
+  dependencies: [TenantSql.Default, GroupRepo.Default, GroupMemberRepo.Default],
   effect: Effect.gen(function*() {
     const db = yield* TenantSql
     const { sql } = db
+    const groupRows = yield* GroupRepo
+    const memberRows = yield* GroupMemberRepo
 
     /** The group of this community with that id, unless deleted. */
     const find = (groupId: number): Effect.Effect<Option.Option<GroupSummary>, never, CurrentTenant> =>
-      db.query((tenantId) =>
-        sql`SELECT id, name, visibility, status FROM groups
-            WHERE tenant_id = ${tenantId} AND id = ${groupId} AND deleted_at IS NULL`.pipe(decodeFirst(SummaryRow))
+      Effect.map(
+        groupRows.findById(groupId),
+        Option.map((g): GroupSummary => ({ id: g.id, name: g.name, visibility: g.visibility, status: g.status }))
       )
 
     /** The member's membership of the group, if they have one (pending and banned included). */
@@ -50,11 +44,9 @@ export class GroupDirectory extends Effect.Service<GroupDirectory>()("GroupDirec
       groupId: number,
       userId: number
     ): Effect.Effect<Option.Option<GroupMembership>, never, CurrentTenant> =>
-      db.query((tenantId) =>
-        sql`SELECT role, status FROM group_members
-            WHERE tenant_id = ${tenantId} AND group_id = ${groupId} AND user_id = ${userId}`.pipe(
-          decodeFirst(MembershipRow)
-        )
+      Effect.map(
+        memberRows.find(groupId, userId),
+        Option.map((m): GroupMembership => ({ role: m.role, status: m.status }))
       )
 
     /** Whether the member is an active member of the group. */
