@@ -78,6 +78,19 @@ const TABLES: Record<string, ReadonlyArray<string>> = {
   groups: ["group_types", "groups", "group_members", "group_messages"],
   feed: ["feed_posts", "feed_likes", "feed_comments"],
   moderation: ["member_reports"],
+  federation: [
+    "federation_platform",
+    "federation_tenant_settings",
+    "federation_partners",
+    "federation_api_keys",
+    "federation_nonces",
+    "federation_deliveries",
+    "federation_delivery_attempts",
+    "federation_webhook_receipts",
+    "federation_transactions",
+    "federation_messages",
+    "federated_records"
+  ],
   notifications: [
     "notifications",
     "notification_settings",

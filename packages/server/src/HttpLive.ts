@@ -23,6 +23,7 @@ import {
 import { Effect, Layer } from "effect"
 import { ConnectionsLive } from "./connections/index.js"
 import { EventsClusterLive, EventsLive } from "./events/index.js"
+import { FederationClusterLive, FederationLive, FederationMiddlewareLive } from "./federation/index.js"
 import { FeedClusterLive, FeedLive } from "./feed/index.js"
 import { GroupsLive } from "./groups/index.js"
 import {
@@ -106,7 +107,8 @@ const MiddlewareLive = Layer.mergeAll(
   featureGateLayer(MessagesFeature),
   featureGateLayer(ConnectionsFeature),
   featureGateLayer(GroupsFeature),
-  featureGateLayer(FeedFeature)
+  featureGateLayer(FeedFeature),
+  FederationMiddlewareLive
 )
 
 /** Every feature's handlers, with the middleware they declare. */
@@ -126,7 +128,8 @@ export const FeaturesLive = Layer.mergeAll(
   GroupsLive,
   EventsLive,
   NotificationsLive,
-  FeedLive
+  FeedLive,
+  FederationLive
 ).pipe(Layer.provideMerge(MiddlewareLive), Layer.provide(LedgerService.Default))
 
 /** What a serving process runs on the cluster: entities and outbox subscribers (needs Sharding). */
@@ -134,7 +137,8 @@ export const ClusterFeaturesLive = Layer.mergeAll(
   LedgerClusterLive,
   EventsClusterLive,
   NotificationsClusterLive,
-  FeedClusterLive
+  FeedClusterLive,
+  FederationClusterLive
 ).pipe(
   Layer.provide(LedgerService.Default),
   Layer.provide(TenantRepo.Default)

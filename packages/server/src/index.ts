@@ -1,5 +1,6 @@
 export * from "./connections/index.js"
 export * from "./events/index.js"
+export * from "./federation/index.js"
 export * from "./feed/index.js"
 export * from "./groups/index.js"
 export * from "./HttpLive.js"

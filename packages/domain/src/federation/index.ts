@@ -1,0 +1,3 @@
+export * from "./FederationAccess.js"
+export * from "./FederationErrors.js"
+export * from "./FederationScopes.js"
