@@ -74,10 +74,13 @@ export class ApiKeyStore extends Effect.Service<ApiKeyStore>()("ApiKeyStore", {
       })
 
     const find = (where: Statement.Fragment) =>
-      Effect.flatMap(select(where), Option.match({
-        onNone: () => Effect.succeedNone,
-        onSome: (row) => Effect.asSome(toStored(row))
-      }))
+      Effect.flatMap(
+        select(where),
+        Option.match({
+          onNone: () => Effect.succeedNone,
+          onSome: (row) => Effect.asSome(toStored(row))
+        })
+      )
 
     return {
       /** The key whose SHA-256 is `hashApiKey(apiKey)`. */

@@ -37,8 +37,7 @@ export const signatureHolds = (secret: string, canonical: string, signature: str
 }
 
 /** Unix seconds, as `X-Federation-Timestamp` carries them: digits only, no sign, no fraction. */
-export const parseTimestamp = (text: string): number | undefined =>
-  /^\d{1,12}$/.test(text) ? Number(text) : undefined
+export const parseTimestamp = (text: string): number | undefined => /^\d{1,12}$/.test(text) ? Number(text) : undefined
 
 /** Whether `timestamp` (unix seconds) lies within the clock window of `nowMillis`. */
 export const timestampInWindow = (timestamp: number, nowMillis: number) =>

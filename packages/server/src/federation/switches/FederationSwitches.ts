@@ -17,8 +17,11 @@ export class FederationSwitches extends Effect.Service<FederationSwitches>()("Fe
   dependencies: [FederationSwitchesRepo.Default],
   effect: Effect.gen(function*() {
     const repo = yield* FederationSwitchesRepo
-    const platform = yield* Cache.make({ capacity: 1, timeToLive: SWITCHES_TTL, lookup: (_: "platform") =>
-      repo.platformEnabled })
+    const platform = yield* Cache.make({
+      capacity: 1,
+      timeToLive: SWITCHES_TTL,
+      lookup: (_: "platform") => repo.platformEnabled
+    })
     const tenants = yield* Cache.make({ capacity: 10_000, timeToLive: SWITCHES_TTL, lookup: repo.tenant })
 
     return {

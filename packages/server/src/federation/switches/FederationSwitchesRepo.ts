@@ -58,7 +58,9 @@ export class FederationSwitchesRepo extends Effect.Service<FederationSwitchesRep
     /** Merges `changes` into the stored toggles (unnamed toggles keep their value). */
     const setToggles = (tenantId: number, changes: Partial<Record<FederationToggle, boolean>>) =>
       sql`
-        INSERT INTO federation_tenant_settings (tenant_id, toggles) VALUES (${tenantId}, ${JSON.stringify(changes)}::jsonb)
+        INSERT INTO federation_tenant_settings (tenant_id, toggles) VALUES (${tenantId}, ${
+        JSON.stringify(changes)
+      }::jsonb)
         ON CONFLICT (tenant_id) DO UPDATE
         SET toggles = federation_tenant_settings.toggles || EXCLUDED.toggles, updated_at = now()`.pipe(
         Effect.asVoid,
