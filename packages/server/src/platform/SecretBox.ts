@@ -1,5 +1,5 @@
 import { Config, Effect, Option, Redacted } from "effect"
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto"
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from "node:crypto"
 import { mkdir, readFile, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { AppConfig } from "./AppConfig.js"
@@ -63,6 +63,11 @@ export class SecretBox extends Effect.Service<SecretBox>()("SecretBox", {
     }
 
     return {
+      /**
+       * A key of its own for one purpose (`"federation-jwt"`), derived from the secrets key: every runner derives
+       * the same one, and it changes when the secrets key does.
+       */
+      derive: (purpose: string): Buffer => createHmac("sha256", key).update(`timebank:${purpose}`).digest(),
       seal: (plaintext: string) => Effect.sync(() => seal(plaintext)),
       open: (box: string) => Effect.sync(() => open(box))
     } as const
