@@ -95,6 +95,8 @@ export default Effect.gen(function*() {
       last_status_code integer,
       last_error text,
       next_attempt_at timestamptz NOT NULL DEFAULT now(),
+      -- Set while one sender holds the row (a worker's claim or an admin retry): nobody else sends it meanwhile.
+      claimed_until timestamptz,
       created_at timestamptz NOT NULL DEFAULT now(),
       delivered_at timestamptz,
       UNIQUE (partner_id, source_key)
@@ -204,6 +206,8 @@ export default Effect.gen(function*() {
       remote_id text NOT NULL,
       remote_member_id text,
       data jsonb NOT NULL,
+      -- The occurred_at of the webhook that last wrote it: an older update arriving late (a retry) is ignored.
+      occurred_at timestamptz,
       received_at timestamptz NOT NULL DEFAULT now(),
       updated_at timestamptz NOT NULL DEFAULT now(),
       UNIQUE (partner_id, kind, remote_id)
@@ -212,4 +216,13 @@ export default Effect.gen(function*() {
   yield* sql`CREATE INDEX federated_records_browse ON federated_records (tenant_id, kind, id DESC)`
   yield* sql`CREATE INDEX federated_records_member ON federated_records (partner_id, remote_member_id)
              WHERE remote_member_id IS NOT NULL`
+
+  // Partners' reads (/api/v1/federation/*): opted-in members (the member list, and the owner filter of listings and
+  // groups), shared upcoming events in start order, public active groups.
+  yield* sql`CREATE INDEX users_federated ON users (tenant_id, id DESC)
+             WHERE federation_opt_in AND status = 'active' AND is_approved AND deleted_at IS NULL`
+  yield* sql`CREATE INDEX events_federated ON events (tenant_id, start_time, id)
+             WHERE federated_visibility <> 'none' AND status = 'active' AND NOT is_recurring_template`
+  yield* sql`CREATE INDEX groups_federated ON groups (tenant_id, id DESC)
+             WHERE deleted_at IS NULL AND visibility = 'public' AND status = 'active'`
 })

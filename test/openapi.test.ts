@@ -1,6 +1,6 @@
 import { HttpApi, HttpApiMiddleware, OpenApi } from "@effect/platform"
 import { assert, describe, it, layer } from "@effect/vitest"
-import { Api, CurrentTenant } from "@timebank/domain"
+import { Api, CurrentTenant, FederationCaller } from "@timebank/domain"
 import { Effect, Option, SchemaAST as AST } from "effect"
 import { lintOpenApi } from "./fixtures/openApiLint.js"
 import { rawRequest, TestApp } from "./fixtures/TestApp.js"
@@ -73,6 +73,7 @@ const parameter = (id: string, name: string) => operation(id).parameters.find((p
 interface Declared {
   readonly tenant: boolean
   readonly auth: "required" | "optional" | "none"
+  readonly federation: boolean
   readonly rateLimited: boolean
   readonly codes: ReadonlyMap<number, ReadonlyArray<string>>
 }
@@ -96,10 +97,18 @@ HttpApi.reflect(Api as unknown as HttpApi.HttpApi.AnyWithProps, {
   onEndpoint: ({ endpoint, errors, group, middleware }) => {
     const all = [...middleware]
     const security = all.filter(HttpApiMiddleware.isSecurity)
+    const federation = all.some((m) => m.provides === FederationCaller)
     declared.set(`${group.identifier}.${endpoint.name}`, {
       tenant: all.some((m) => m.provides === CurrentTenant),
-      auth: security.length === 0 ? "none" : security.every((m) => m.optional) ? "optional" : "required",
-      rateLimited: all.some((m) => "policy" in m),
+      auth: federation
+        ? "required"
+        : security.length === 0
+        ? "none"
+        : security.every((m) => m.optional)
+        ? "optional"
+        : "required",
+      federation,
+      rateLimited: all.some((m) => "policy" in m && "limit" in (m.policy as object)),
       codes: new Map(
         [...errors].map(([status, e]) => [status, Option.match(e.ast, { onNone: () => [], onSome: codesOf })])
       )
@@ -109,6 +118,8 @@ HttpApi.reflect(Api as unknown as HttpApi.HttpApi.AnyWithProps, {
 
 const TENANTS = ["tenantId", "tenantSlug"]
 const CALLERS = ["bearerAuth", "sessionCookie"]
+/** A partner route: an API key (bearer or `X-API-Key`) or an HMAC signature, never a tenant header. */
+const FEDERATION_SECURITY = [{ federationKey: [] }, { federationApiKey: [] }, { federationSignature: [] }]
 const hasAny = (requirement: Requirement, names: ReadonlyArray<string>) => names.some((n) => n in requirement)
 
 describe("the OpenAPI document of the contract", () => {
@@ -146,6 +157,10 @@ describe("the OpenAPI document of the contract", () => {
     for (const { op } of operations) {
       const facts = declared.get(op.operationId)!
       const alternatives = op.security
+      if (facts.federation) {
+        assert.deepStrictEqual(alternatives, FEDERATION_SECURITY, op.operationId)
+        continue
+      }
       if (!facts.tenant && facts.auth === "none") {
         assert.deepStrictEqual(alternatives, [], op.operationId)
         continue

@@ -1,9 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { AccountRef, Move } from "@timebank/domain"
-import { accountKey, planBatch } from "@timebank/server"
+import { accountFloor, accountKey, planBatch, staysAboveFloor } from "@timebank/server"
 
 const member = (userId: number): AccountRef => ({ _tag: "member", userId })
 const treasury: AccountRef = { _tag: "treasury" }
+const partner = (partnerId: number, floorCents: number): AccountRef => ({ _tag: "partner", partnerId, floorCents })
 
 const move = (key: string, from: AccountRef, to: AccountRef, cents: number, hash = `h-${key}`): Move => ({
   idempotencyKey: key,
@@ -24,7 +25,7 @@ const plan = (moves: Array<Move>, balances: Record<string, number>, allowMemberN
     moves,
     balances: new Map(Object.entries(balances)),
     earlier: new Map(),
-    mayGoNegative: (ref) => ref._tag === "treasury" || (ref._tag === "member" && allowMemberNegative)
+    floor: (ref) => accountFloor(ref, { membersMayGoNegative: allowMemberNegative })
   })
 
 describe("planBatch", () => {
@@ -50,7 +51,7 @@ describe("planBatch", () => {
       moves: [move("k", member(1), member(2), 100), move("k", member(1), member(2), 100, "other")],
       balances: new Map(),
       earlier: new Map([["k", earlier]]),
-      mayGoNegative: () => false
+      floor: () => 0
     })
     assert.deepStrictEqual(result.decisions, [{ _tag: "Replay", earlier }, { _tag: "Conflict" }])
     assert.strictEqual(result.deltas.size, 0)
@@ -73,5 +74,41 @@ describe("planBatch", () => {
     assert.deepStrictEqual(result.decisions.map((d) => d._tag), ["Insufficient", "Apply"])
     assert.strictEqual(accountKey(member(7)), "member:7")
     assert.strictEqual(accountKey({ _tag: "organisation", organisationId: 3 }), "organisation:3")
+  })
+
+  it("a partner's clearing account pays down to its floor and no further", () => {
+    const result = plan([
+      move("f1", partner(4, -10_000), member(1), 6000),
+      move("f2", partner(4, -10_000), member(2), 4000),
+      move("f3", partner(4, -10_000), member(3), 1)
+    ], {})
+    assert.deepStrictEqual(result.decisions.map((d) => d._tag), ["Apply", "Apply", "Insufficient"])
+    assert.deepStrictEqual(Object.fromEntries(result.deltas), {
+      "partner:4": -10_000,
+      "member:1": 6000,
+      "member:2": 4000
+    })
+    assert.strictEqual(accountKey(partner(4, -10_000)), "partner:4")
+  })
+
+  it("a partner's balance counts what it received back; a floor of 0 allows no credit", () => {
+    const refunded = plan([
+      move("r", member(1), partner(4, -500), 300),
+      move("f", partner(4, -500), member(2), 800)
+    ], { "member:1": 300 })
+    assert.deepStrictEqual(refunded.decisions.map((d) => d._tag), ["Apply", "Apply"])
+    assert.strictEqual(plan([move("z", partner(5, 0), member(1), 1)], {}).decisions[0]!._tag, "Insufficient")
+  })
+
+  it("each kind of account has its floor", () => {
+    assert.strictEqual(accountFloor(treasury, { membersMayGoNegative: false }), null)
+    assert.strictEqual(accountFloor(member(1), { membersMayGoNegative: false }), 0)
+    assert.strictEqual(accountFloor(member(1), { membersMayGoNegative: true }), null)
+    assert.strictEqual(accountFloor({ _tag: "organisation", organisationId: 2 }, { membersMayGoNegative: true }), 0)
+    assert.strictEqual(accountFloor(partner(3, -250), { membersMayGoNegative: false }), -250)
+    assert.isTrue(staysAboveFloor(0, 250, -250))
+    assert.isFalse(staysAboveFloor(0, 251, -250))
+    assert.isTrue(staysAboveFloor(-1_000_000, 5, null))
+    assert.isFalse(staysAboveFloor(100, 101, 0))
   })
 })

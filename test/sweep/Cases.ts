@@ -9,7 +9,7 @@ import {
   valueFuzz
 } from "./FuzzValues.js"
 import { isObject, type JsonSchema } from "./OpenApiModel.js"
-import { type Change, multipart, paramsOf, type Part, type Plan } from "./Requests.js"
+import { type Change, formText, multipart, paramsOf, type Part, type Plan } from "./Requests.js"
 import { RawJson, type ValueContext } from "./Values.js"
 
 /**
@@ -123,6 +123,7 @@ export const fuzzCases = (plan: Plan, ctx: ValueContext): Array<FuzzCase> => {
   const body = plan.body
   if (body?.kind === "json") jsonCases(ctx, body.value, body.schema, add)
   else if (body?.kind === "multipart") multipartCases(body.parts, add)
+  else if (body?.kind === "form") formCases(ctx, plan, body.fields, add)
   else {
     add("body", "unexpected JSON body", { raw: { contentType: "application/json", bytes: "{\"sweep\":1}" } })
     add("body", "unexpected binary body", {
@@ -253,6 +254,44 @@ const multipartCases = (parts: ReadonlyArray<Part>, add: Add) => {
   })
   add("content-type", "JSON instead of multipart", { raw: { contentType: "application/json", bytes: "{\"a\":1}" } })
   add("content-type", "no content type", { raw: { contentType: null, bytes: body.bytes } })
+}
+
+/** Form bodies (`application/x-www-form-urlencoded`): each field missing, repeated, odd or hostile; other bodies. */
+const formCases = (ctx: ValueContext, plan: Plan, fields: ReadonlyArray<readonly [string, string]>, add: Add) => {
+  const contentType = "application/x-www-form-urlencoded"
+  const raw = (bytes: string | Uint8Array) => ({ raw: { contentType, bytes } })
+  const schema = ctx.model.resolve(plan.op.body?.schema)
+  const names = new Set([...fields.map(([k]) => k), ...Object.keys(isObject(schema["properties"]) ? schema["properties"] : {})])
+  for (const name of names) {
+    const others = fields.filter(([k]) => k !== name)
+    const current = fields.find(([k]) => k === name)?.[1] ?? "x"
+    const withValue = (value: string) => formText([...others, [name, value]])
+    if (fields.some(([k]) => k === name)) add("property", `${name}: missing`, raw(formText(others)))
+    add("property", `${name}: NUL`, raw(withValue("a\u0000b")), true)
+    add("property", `${name}: C0 controls`, raw(withValue("a\u0001\u001f")), true)
+    add("property", `${name}: %ff`, raw(`${formText(others)}&${name}=%ff`), true)
+    add("property", `${name}: malformed escape`, raw(`${formText(others)}&${name}=%zz`))
+    add("property", `${name}: 100k value`, raw(withValue("x".repeat(100_000))))
+    add("property", `${name}: empty`, raw(withValue("")))
+    add("property", `${name}: other value`, raw(withValue("sweep-other")))
+    add("property", `${name}: repeated`, raw(`${formText(fields)}&${name}=${encodeURIComponent(current)}`))
+    add("property", `${name}: bracket array`, raw(`${formText(others)}&${name}%5B%5D=${encodeURIComponent(current)}`))
+  }
+  add("body", "empty body", raw(""))
+  add("body", "5000 fields", raw(Array.from({ length: 5000 }, (_, i) => `f${i}=x`).join("&")))
+  add("body", "invalid UTF-8", raw(Buffer.concat([Buffer.from(`${formText(fields)}&a=`), Buffer.from([0xc3, 0x28, 0xff])])))
+  for (
+    const [label, type, bytes] of [
+      ["application/json", "application/json", JSON.stringify(Object.fromEntries(fields))],
+      ["text/plain", "text/plain", formText(fields)],
+      ["multipart without boundary", "multipart/form-data", formText(fields)],
+      ["form with latin-1 charset", `${contentType}; charset=iso-8859-1`, formText(fields)],
+      ["garbage content type", "???/;;", formText(fields)]
+    ] as const
+  ) {
+    add("content-type", `content type ${label}`, { raw: { contentType: type, bytes } })
+  }
+  add("content-type", "no content type", { raw: { contentType: null, bytes: formText(fields) } })
 }
 
 const asObject = (value: unknown): Record<string, unknown> => (isObject(value) ? { ...value } : {})

@@ -2,6 +2,7 @@ import type { Actor } from "./Actor.js"
 import { fuzzCases, selectCases } from "./Cases.js"
 import type { HttpSender, RawRequest, RawResponse } from "./HttpSender.js"
 import type { OpenApiModel, Operation } from "./OpenApiModel.js"
+import { isPartnerRoute, isTokenRoute, partnerEnv } from "./PartnerCalls.js"
 import { bodyHasIds, foreignPathVariants, foreignQuery, isSignInRoute, ordered, pathValuesFor, pool } from "./Paths.js"
 import type { Expectation, Recorder } from "./Recorder.js"
 import { type CaseEnv, type Change, makePlan, render } from "./Requests.js"
@@ -62,9 +63,15 @@ export const foreignIdsPass = async (ctx: SweepContext): Promise<ReadonlyArray<s
     { label: "B member", actor: world.b.member, env: () => ({ auth: world.b.member.headers() }) }
   ]
   const anonymous: Who = { label: "B anonymous", env: () => ({ auth: { "x-tenant-id": String(world.b.tenant.id) } }) }
-  for (const op of ordered(ctx.model.operations).filter((o) => o.tenant)) {
+  const { b: bPartner, basePath } = world.federation
+  for (const op of ordered(ctx.model.operations).filter(crossTenant)) {
     const values = ctx.contextFor(op, ctx.foreignIds)
-    const actors = op.auth === "required" ? bActors : [...bActors, anonymous]
+    // Partners call with their key: B's partner key, which names B, with A's ids.
+    const actors: ReadonlyArray<Who> = isPartnerRoute(op)
+      ? [{ label: "B partner key", env: () => partnerEnv(bPartner.key, op.path, basePath) }]
+      : op.auth === "required"
+      ? bActors
+      : [...bActors, anonymous]
     const jobs = foreignPathVariants(ctx.model, op, ctx.foreignIds, kinds).flatMap((variant) =>
       actors.map((who) => ({ variant, who }))
     )
@@ -118,9 +125,14 @@ export const foreignCredentialsPass = async (ctx: SweepContext) => {
     }
   ]
   const anonymous: Who = { label: "B anonymous", env: () => ({ auth: { "x-tenant-id": String(b.tenant.id) } }) }
-  for (const op of ordered(ctx.model.operations).filter((o) => o.tenant)) {
+  for (const op of ordered(ctx.model.operations).filter(crossTenant)) {
     const values = ctx.contextFor(op, ctx.foreignIds, { refresh_token: a.foreignRefresh.refresh })
     const plan = makePlan(op, values, pathValuesFor(ctx.model, op, ctx.foreignIds, values))
+    if (isPartnerRoute(op)) {
+      await foreignPartnerCredentials(ctx, op, (who, expectation) =>
+        ctx.exchange(FOREIGN_CREDENTIALS, op, `as ${who.label}`, who, (env) => render(plan, env), expectation))
+      continue
+    }
     const signIn = isSignInRoute(op)
     const expectation: Expectation = signIn
       ? { markers: ctx.markers }
@@ -142,6 +154,42 @@ export const foreignCredentialsPass = async (ctx: SweepContext) => {
   }
 }
 
+/** Operations the cross-tenant passes apply to: those with a tenant, and the partners' routes (the key's tenant). */
+export const crossTenant = (op: Operation) => op.tenant || isPartnerRoute(op)
+
+/**
+ * (c) on a partners' route: A's partner key with a tenant header naming B (by id and by slug) is 403
+ * `TENANT_MISMATCH` (the key names A; decisions D13a), except on the OAuth token route, which reads no tenant header
+ * and answers a token of A's (no marker of A may show either way); A's admin's session token is no partner
+ * credential (401).
+ */
+const foreignPartnerCredentials = async (
+  ctx: SweepContext,
+  op: Operation,
+  send: (who: Who, expectation: Expectation) => Promise<unknown>
+) => {
+  const { a, b, federation } = ctx.world
+  const key = federation.a.key
+  const mismatch: Expectation = isTokenRoute(op.path)
+    ? { markers: ctx.markers, statuses: [200, 403], codes: ["TENANT_MISMATCH"] }
+    : { markers: ctx.markers, statuses: [403], codes: ["TENANT_MISMATCH"] }
+  const whos: ReadonlyArray<readonly [Who, Expectation]> = [
+    [{
+      label: "A partner key, B by id",
+      env: () => partnerEnv(key, op.path, federation.basePath, { "x-tenant-id": String(b.tenant.id) })
+    }, mismatch],
+    [{
+      label: "A partner key, B by slug",
+      env: () => partnerEnv(key, op.path, federation.basePath, { "x-tenant-slug": b.tenant.slug })
+    }, mismatch],
+    [{ label: "A admin token", env: () => ({ auth: a.admin.headers(b.tenant) }) }, {
+      markers: ctx.markers,
+      statuses: [401]
+    }]
+  ]
+  await pool(whos, ctx.concurrency, ([who, expectation]) => send(who, expectation).then(() => undefined))
+}
+
 /**
  * (a) The fuzz on tenant A's own records, as A's admin (the super-admin where the admin's baseline is refused):
  * every case of every operation, or a deterministic sample of `casesPerOperation`. Returns the baseline's status
@@ -157,15 +205,26 @@ export const fuzzPass = async (
   const superInA: Who = { label: "super-admin", actor: superAdmin, env: () => ({ auth: superAdmin.headers(a.tenant) }) }
   const none: Who = { label: "no credentials", env: () => ({ auth: {} }) }
   const expectation = (mustRefuse: boolean): Expectation => ({ mustRefuse, ownMarkers: ctx.markers })
+  const { a: aPartner, basePath } = ctx.world.federation
+  // Partners' writes go to a member who stays opted in and active (the fuzz may ban the spare user first).
+  const partnerValues = {
+    recipient_id: a.member.userId,
+    member_id: a.member.userId
+  }
   const ops = ordered(ctx.model.operations)
   for (const [index, op] of ops.entries()) {
-    const values = ctx.contextFor(op, ctx.ownIds)
+    const partner = isPartnerRoute(op)
+    const values = ctx.contextFor(op, ctx.ownIds, partner ? partnerValues : {})
     const plan = makePlan(op, values, pathValuesFor(ctx.model, op, ctx.ownPathIds, values))
     const all = fuzzCases(plan, values)
     const cases = options.casesPerOperation === undefined
       ? all
       : selectCases(all, options.casesPerOperation, options.seed, op.key)
-    let who = op.tenant || op.auth !== "none" ? admin : none
+    let who: Who = partner
+      ? { label: "A partner key", env: () => partnerEnv(aPartner.key, op.path, basePath) }
+      : op.tenant || op.auth !== "none"
+      ? admin
+      : none
     const first = await ctx.exchange(FUZZ, op, cases[0]!.name, who, (env) => render(plan, env), expectation(false))
     baselines.set(op.key, first?.status ?? 0)
     if (first?.status === 403 && who === admin) who = superInA

@@ -23,6 +23,8 @@ export const pool = async <A>(items: ReadonlyArray<A>, size: number, run: (item:
   await Promise.all(Array.from({ length: Math.max(1, Math.min(size, items.length)) }, worker))
 }
 
+const FEDERATED_KINDS = ["transaction", "message"]
+
 /**
  * The record kind a path parameter names: the segment before it (`/listings/{id}`; `/reviews/{type}/{id}` reads the
  * value given to `type`), else its own name (`attendeeId`).
@@ -33,8 +35,14 @@ export const kindOfParam = (op: Operation, name: string, values: Readonly<Record
   const before = at > 0 ? segments[at - 1]! : ""
   const param = /^\{([^}]+)\}$/.exec(before)?.[1]
   const word = param === undefined ? before : decodeURIComponent(values[param] ?? "")
-  return kindOf(word) ?? (name === "id" ? undefined : kindOf(name))
+  const kind = kindOf(word) ?? (name === "id" ? undefined : kindOf(name))
+  // Under the federation routes, transactions and messages are the partners' own records, not the ledger's or
+  // members' (a federated transaction, a message from a partner's member).
+  return kind !== undefined && FEDERATED_KINDS.includes(kind) && /\/federation\//.test(op.path)
+    ? `federated ${kind}`
+    : kind
 }
+
 
 const enumOf = (model: OpenApiModel, schema: unknown): ReadonlyArray<unknown> | undefined =>
   model.members(schema).find((m) => Array.isArray(m["enum"]))?.["enum"] as ReadonlyArray<unknown> | undefined

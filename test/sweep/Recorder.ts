@@ -1,5 +1,6 @@
 import type { RawRequest, RawResponse } from "./HttpSender.js"
 import { isObject } from "./OpenApiModel.js"
+import { isTokenRoute, oauthErrorProblem } from "./PartnerCalls.js"
 
 /**
  * What every response is checked for, and the tally: no 5xx, errors in the envelope of decisions D1, an
@@ -117,8 +118,18 @@ const requestText = (request: RawRequest) =>
       : Buffer.from(request.body).toString("latin1")
   }`.toLowerCase()
 
-/** Error answers in another shape by design (decisions D1: the OAuth token endpoint). */
-const OWN_ERROR_SHAPE = /\/oauth\/token$/
+/**
+ * Why an error of the OAuth token route is in neither of its shapes: the route's own refusals (400, 401) are
+ * RFC 6749's `{"error", "error_description"}` (decisions D1, D13a); what the edge or the gate answers before the
+ * route (413, 429, 503 `FEDERATION_DISABLED`, ...) is the D1 envelope.
+ */
+const tokenRouteProblem = (status: number, text: string): string | undefined => {
+  const oauth = oauthErrorProblem(text)
+  if (status === 400 || status === 401) {
+    return oauth === undefined || envelopeProblem(text) === undefined ? undefined : `not an RFC 6749 error: ${oauth}`
+  }
+  return envelopeProblem(text)
+}
 
 export class Recorder {
   readonly findings: Array<Finding> = []
@@ -187,8 +198,10 @@ export class Recorder {
     if (status === 0) add("no-answer", `no HTTP answer: ${response.transportError ?? "unknown"}`)
     if (status >= 500) add("5xx", `status ${status}`)
     if (status === 429) this.counts.rateLimited++
-    if (status >= 400 && !OWN_ERROR_SHAPE.test(request.path.split("?")[0] ?? "")) {
-      const problem = envelopeProblem(response.text)
+    if (status >= 400) {
+      const problem = isTokenRoute(request.path.split("?")[0] ?? "")
+        ? tokenRouteProblem(status, response.text)
+        : envelopeProblem(response.text)
       if (problem !== undefined) add("envelope", problem)
     }
     if (status !== 0) {

@@ -74,6 +74,8 @@ export const createRecords = async (
     start_time: start.toISOString(),
     end_time: end.toISOString(),
     location: `Hall ${m}`,
+    // Shared with partners, so that their reads of it get past the visibility rule.
+    federated_visibility: "partners",
     ...(eventCategory === undefined ? {} : { category_id: eventCategory["id"] }),
     ...(poll === undefined ? {} : { poll_ids: [poll["id"]] })
   })

@@ -19,6 +19,8 @@ export type BodyPlan =
   | { readonly kind: "json"; readonly contentType: string; readonly value: unknown; readonly schema: JsonSchema }
   | { readonly kind: "multipart"; readonly parts: ReadonlyArray<Part> }
   | { readonly kind: "text"; readonly contentType: string; readonly text: string }
+  /** `application/x-www-form-urlencoded` fields (the OAuth token route). */
+  | { readonly kind: "form"; readonly contentType: string; readonly fields: ReadonlyArray<readonly [string, string]> }
 
 export interface Plan {
   readonly op: Operation
@@ -34,6 +36,8 @@ export interface Plan {
 /** Tenant and credential headers of whoever sends the request. */
 export interface CaseEnv {
   readonly auth: Readonly<Record<string, string>>
+  /** Applied to the rendered request last (a partner's HMAC signature over the path and body as sent). */
+  readonly finish?: (request: RawRequest) => RawRequest
 }
 
 export interface Change {
@@ -142,9 +146,25 @@ const bodyPlan = (op: Operation, ctx: ValueContext): BodyPlan | undefined => {
   }
   const form = body.contentTypes.find((t) => t.startsWith("multipart/"))
   if (form !== undefined) return { kind: "multipart", parts: multipartParts(ctx, body.schema) }
+  const urlEncoded = body.contentTypes.find((t) => t.startsWith("application/x-www-form-urlencoded"))
+  if (urlEncoded !== undefined) return { kind: "form", contentType: urlEncoded, fields: formFields(ctx, body.schema) }
   const contentType = body.contentTypes[0]!
   return { kind: "text", contentType, text: String(baselineValue(ctx, body.schema, "body")) }
 }
+
+/** A form's required fields and those the context overrides (`grant_type`), as strings. */
+const formFields = (ctx: ValueContext, schema: JsonSchema | undefined): Array<readonly [string, string]> => {
+  const resolved = ctx.model.resolve(schema)
+  const properties = isObject(resolved["properties"]) ? resolved["properties"] : {}
+  const required = Array.isArray(resolved["required"]) ? resolved["required"].map(String) : []
+  return Object.keys(properties)
+    .filter((name) => required.includes(name) || (ctx.overrides !== undefined && name in ctx.overrides))
+    .map((name) => [name, String(baselineValue(ctx, properties[name], name))] as const)
+}
+
+/** A form body's text. */
+export const formText = (fields: ReadonlyArray<readonly [string, string]>) =>
+  new URLSearchParams(fields.map(([k, v]): [string, string] => [k, v])).toString()
 
 /** The path with its parameters filled in (values already encoded). */
 export const fillPath = (template: string, values: Readonly<Record<string, string>>) =>
@@ -165,6 +185,8 @@ const bodyOf = (plan: Plan, change: Change): { contentType: string | null; bytes
       return multipart(body.parts)
     case "text":
       return { contentType: body.contentType, bytes: body.text }
+    case "form":
+      return { contentType: body.contentType, bytes: formText(body.fields) }
   }
 }
 
@@ -183,10 +205,11 @@ export const render = (plan: Plan, env: CaseEnv, change: Change = {}): RawReques
   if (body !== null && body.contentType !== null && headers["content-type"] === undefined) {
     headers["content-type"] = body.contentType
   }
-  return {
+  const request: RawRequest = {
     method: change.method ?? plan.op.method,
     path: path + search,
     headers,
     ...(body === null ? {} : { body: body.bytes })
   }
+  return env.finish === undefined ? request : env.finish(request)
 }

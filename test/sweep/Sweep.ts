@@ -3,6 +3,7 @@ import { EXTRA, extraRoutes } from "./ExtraRoutes.js"
 import { HttpSender, type RawRequest, type RawResponse, Unsendable } from "./HttpSender.js"
 import { fetchDocument, type OpenApiModel, type Operation } from "./OpenApiModel.js"
 import {
+  crossTenant,
   FOREIGN_CREDENTIALS,
   FOREIGN_IDS,
   foreignCredentialsPass,
@@ -12,6 +13,7 @@ import {
   type SweepContext,
   type Who
 } from "./Passes.js"
+import { isTokenRoute } from "./PartnerCalls.js"
 import { type Expectation, firstCode, Recorder } from "./Recorder.js"
 import type { CaseEnv } from "./Requests.js"
 import type { IdSource, ValueContext } from "./Values.js"
@@ -106,7 +108,8 @@ export const runSweep = async (options: SweepOptions): Promise<SweepResult> => {
         model,
         ids,
         unique: `${runId}${model.operations.indexOf(op)}`,
-        overrides
+        // The token route's form: a grant it supports, so that the baseline gets a token.
+        overrides: isTokenRoute(op.path) ? { grant_type: "client_credentials", ...overrides } : overrides
       }),
       exchange: (pass, op, name, who, build, expectation) =>
         exchange(sender, recorder, probe, pass, op, name, who, build, expectation),
@@ -138,7 +141,7 @@ export const runSweep = async (options: SweepOptions): Promise<SweepResult> => {
         fuzz: byPass?.get(FUZZ) ?? 0,
         foreignIds: byPass?.get(FOREIGN_IDS) ?? 0,
         foreignCredentials: byPass?.get(FOREIGN_CREDENTIALS) ?? 0,
-        skipped: op.tenant ? [] : ["cross-tenant passes: the route has no tenant"],
+        skipped: crossTenant(op) ? [] : ["cross-tenant passes: the route has no tenant"],
         baseline: baselines.get(op.key) ?? 0
       }
     })
@@ -215,6 +218,9 @@ const exchange = async (
       }
     }
     recorder.check(pass, op.key, name, who.label, request, response, expectation)
+    if (process.env["SWEEP_DUMP"] !== undefined && new RegExp(process.env["SWEEP_DUMP"]).test(op.key)) {
+      console.error(`DUMP ${pass} ${op.key} [${name}] ${response.status} ${response.text.slice(0, 200)}`)
+    }
     return response
   }
 }

@@ -62,7 +62,13 @@ const KIND_WORDS: Record<string, string> = {
   comment: "comment",
   comments: "comment",
   report: "report",
-  reports: "report"
+  reports: "report",
+  partner: "partner",
+  partners: "partner",
+  "api-key": "api-key",
+  "api-keys": "api-key",
+  delivery: "delivery",
+  deliveries: "delivery"
 }
 
 /** The kind of record a path segment or an id property names (`recipient_id` → user), if the sweep knows it. */

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto"
 import { Actor, type Session, type TenantRef } from "./Actor.js"
 import type { HttpSender } from "./HttpSender.js"
 import { isObject, type OpenApiModel } from "./OpenApiModel.js"
+import { createFederation, type FederationOfWorld } from "./FederationWorld.js"
 import { createRecords } from "./Records.js"
 import { type Exchange, SetUpSteps } from "./SetUpSteps.js"
 
@@ -51,6 +52,8 @@ export interface World {
   readonly exchanges: ReadonlyArray<Exchange>
   /** Paths of files A uploaded (`/uploads/...`). */
   readonly uploads: ReadonlyArray<string>
+  /** The partners' keys of A and B, for `/api/v1/federation/*`. */
+  readonly federation: FederationOfWorld
 }
 
 const PASSWORD = "Sweep-password-1234"
@@ -139,6 +142,13 @@ export const createWorld = async (
   log("world: community B")
   const b = await community("b")
   const bMember = await (await b.user("member")).signIn(2)
+  const federation = await createFederation(steps, model, {
+    superAdmin,
+    a: { letter: "a", tenant: a.tenant, marker: m, admin: a.admin, members: [a.admin, member, member2, spare] },
+    b: { letter: "b", tenant: b.tenant, marker: b.marker, admin: b.admin, members: [b.admin, bMember] },
+    keep,
+    manage: (kind, id) => records.managed.set(kind, id)
+  }, log)
   log(`world: A=${a.tenant.id} (${ids.size} kinds of record), B=${b.tenant.id}; ${steps.notes.length} set-up notes`)
   return {
     superAdmin,
@@ -157,6 +167,7 @@ export const createWorld = async (
     b: { tenant: b.tenant, marker: b.marker, admin: b.admin, member: bMember },
     notes: steps.notes,
     exchanges: steps.exchanges,
-    uploads: records.uploads
+    uploads: records.uploads,
+    federation
   }
 }

@@ -19,7 +19,12 @@ const options = {
   "first-name": { type: "string" },
   "last-name": { type: "string" },
   password: { type: "string" },
-  role: { type: "string" }
+  role: { type: "string" },
+  scopes: { type: "string" },
+  partner: { type: "string" },
+  "rate-limit": { type: "string" },
+  signing: { type: "boolean" },
+  "expires-at": { type: "string" }
 } as const satisfies ParseArgsConfig["options"]
 
 const globalFlags = new Set(["json", "help"])

@@ -1,10 +1,23 @@
 import type { SqlClient } from "@effect/sql"
-import type { AlreadyExists, NotFound, ValidationFailed } from "@timebank/domain"
-import type { LedgerVerify, TenantService, UserAccounts } from "@timebank/server"
+import type {
+  AlreadyExists,
+  AlreadyRevoked,
+  FederationStateConflict,
+  NotFound,
+  ValidationFailed
+} from "@timebank/domain"
+import type {
+  ApiKeysService,
+  DeliveriesService,
+  LedgerVerify,
+  PartnersService,
+  TenantService,
+  UserAccounts
+} from "@timebank/server"
 import type { Effect } from "effect"
 
 /** The failures an operator is told about in words (exit 1); anything else is a bug. */
-export type CommandError = ValidationFailed | AlreadyExists | NotFound
+export type CommandError = ValidationFailed | AlreadyExists | NotFound | AlreadyRevoked | FederationStateConflict
 
 /** What a command produced: the document `--json` prints, and the text printed otherwise. */
 export interface Output {
@@ -23,6 +36,14 @@ export type Flags = { readonly [name: string]: string | boolean | undefined }
 export interface Needs {
   readonly database: SqlClient.SqlClient
   readonly services: TenantService | UserAccounts | LedgerVerify
+  /** The shared services and federation's, which read the secrets key (so only these commands touch it). */
+  readonly federation:
+    | TenantService
+    | UserAccounts
+    | LedgerVerify
+    | ApiKeysService
+    | PartnersService
+    | DeliveriesService
   /** No database at all (key generation and the like). */
   readonly none: never
 }
@@ -40,4 +61,4 @@ export interface Command<K extends keyof Needs = keyof Needs> {
   readonly run: (positionals: ReadonlyArray<string>, flags: Flags) => Effect.Effect<Output, CommandError, Needs[K]>
 }
 
-export type AnyCommand = Command<"database"> | Command<"services"> | Command<"none">
+export type AnyCommand = Command<"database"> | Command<"services"> | Command<"federation"> | Command<"none">

@@ -1,6 +1,8 @@
 import {
   AlreadyExists,
+  AlreadyRevoked,
   type ErrorEntry,
+  FederationStateConflict,
   NotFound,
   type Tenant,
   TenantDetails,
@@ -21,7 +23,7 @@ export const tenantTable = (tenants: ReadonlyArray<Tenant>) =>
     tenants.map((t) => [String(t.id), t.slug, t.name, t.status, t.domain ?? "-", t.timezone])
   )
 
-const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>) => {
+export const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>) => {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)))
   return [header, ...rows].map((row) => row.map((cell, i) => cell.padEnd(widths[i]!)).join("  ").trimEnd()).join("\n")
 }
@@ -35,6 +37,10 @@ export const errorEntries = (error: CommandError): ReadonlyArray<ErrorEntry> => 
       return [entry(AlreadyExists.code, error.message, error.field)]
     case "NotFound":
       return [entry(NotFound.code, error.message, error.field)]
+    case "AlreadyRevoked":
+      return [entry(AlreadyRevoked.code, error.message, error.field)]
+    case "FederationStateConflict":
+      return [entry(FederationStateConflict.code, error.message, error.field)]
   }
 }
 
@@ -44,4 +50,5 @@ const entry = (code: string, message: string, field: string | undefined): ErrorE
 export const errorLine = (e: ErrorEntry) => `error: ${e.code}: ${e.message}${e.field ? ` (field ${e.field})` : ""}`
 
 export const isCommandError = (u: unknown): u is CommandError =>
-  u instanceof ValidationFailed || u instanceof AlreadyExists || u instanceof NotFound
+  u instanceof ValidationFailed || u instanceof AlreadyExists || u instanceof NotFound || u instanceof AlreadyRevoked ||
+  u instanceof FederationStateConflict

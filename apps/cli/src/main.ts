@@ -1,8 +1,18 @@
 import { NodeRuntime } from "@effect/platform-node"
-import { AppConfig, CorePlatformLive, EmbeddedPostgresError, ServicesLive, SqlLive } from "@timebank/server"
+import {
+  ApiKeysService,
+  AppConfig,
+  CorePlatformLive,
+  DeliveriesService,
+  EmbeddedPostgresError,
+  PartnersService,
+  ServicesLive,
+  SqlLive
+} from "@timebank/server"
 import { Cause, Config, ConfigProvider, Console, Effect, Either, Exit, Layer, Logger, LogLevel, Option } from "effect"
 import { type Invocation, parseInvocation, type UsageError } from "./Arguments.js"
 import type { AnyCommand, Output } from "./Command.js"
+import { federationCommands } from "./commands/federation.js"
 import { ledgerVerify } from "./commands/ledger.js"
 import { migrate } from "./commands/migrate.js"
 import { pushVapidKeys } from "./commands/push.js"
@@ -19,7 +29,8 @@ const commands: ReadonlyArray<AnyCommand> = [
   tenantUpdate,
   userCreate,
   ledgerVerify,
-  pushVapidKeys
+  pushVapidKeys,
+  ...federationCommands
 ]
 
 const commandUsage = (c: AnyCommand) => {
@@ -48,6 +59,12 @@ const usage = [
  */
 const DatabaseOnly = SqlLive.pipe(Layer.provide(AppConfig.Default))
 const Services = ServicesLive.pipe(Layer.provide(CorePlatformLive))
+// Federation's services need the secrets key (SecretBox, made in DATA_DIR when unset); one that cannot be read stops
+// the command. None of them needs the cluster: a retried delivery goes out over node:http from this process.
+const FederationServices = Layer.mergeAll(
+  ServicesLive,
+  Layer.orDie(Layer.mergeAll(ApiKeysService.Default, PartnersService.Default, DeliveriesService.Default))
+).pipe(Layer.provide(CorePlatformLive))
 
 const execute = (invocation: Extract<Invocation, { _tag: "Run" }>): Effect.Effect<Output, unknown> => {
   const { command, flags, positionals } = invocation
@@ -55,6 +72,8 @@ const execute = (invocation: Extract<Invocation, { _tag: "Run" }>): Effect.Effec
     ? command.run(positionals, flags)
     : command.needs === "database"
     ? Effect.provide(command.run(positionals, flags), DatabaseOnly)
+    : command.needs === "federation"
+    ? Effect.provide(command.run(positionals, flags), FederationServices)
     : Effect.provide(command.run(positionals, flags), Services)
 }
 

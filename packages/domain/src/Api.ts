@@ -8,6 +8,17 @@ import { EventsApi } from "./events/EventsApi.js"
 import { RecurringEventsApi } from "./events/RecurringEventsApi.js"
 import { EventRemindersApi } from "./events/RemindersApi.js"
 import { EventSeriesApi } from "./events/SeriesApi.js"
+import { FederatedBrowseApi } from "./federation/FederatedBrowseApi.js"
+import { FederatedMessagesApi } from "./federation/FederatedMessagesApi.js"
+import { FederationDeliveriesApi } from "./federation/FederationDeliveriesApi.js"
+import { FederationInboundApi } from "./federation/FederationInboundApi.js"
+import { AdminFederationKeysApi } from "./federation/FederationKeysApi.js"
+import { FederationOAuthApi } from "./federation/FederationOAuthApi.js"
+import { FederationPartnersApi } from "./federation/FederationPartnersApi.js"
+import { AdminFederationSettingsApi, SuperFederationApi } from "./federation/FederationSwitchesApi.js"
+import { FederationTransactionsApi } from "./federation/FederationTransactionsApi.js"
+import { FederationWebhooksApi } from "./federation/FederationWebhooksApi.js"
+import { FederationWritesApi } from "./federation/FederationWritesApi.js"
 import { FeedApi } from "./feed/FeedApi.js"
 import { GroupChatApi, GroupMembersApi } from "./groups/GroupMembershipApi.js"
 import { GroupsApi } from "./groups/GroupsApi.js"
@@ -100,6 +111,18 @@ class Contract extends HttpApi.make("timebank")
   .add(UnsubscribeApi)
   .add(AdminEmailApi)
   .add(FeedApi)
+  .add(SuperFederationApi)
+  .add(AdminFederationSettingsApi)
+  .add(AdminFederationKeysApi)
+  .add(FederationPartnersApi)
+  .add(FederationDeliveriesApi)
+  .add(FederationWebhooksApi)
+  .add(FederationOAuthApi)
+  .add(FederationInboundApi)
+  .add(FederatedBrowseApi)
+  .add(FederationTransactionsApi)
+  .add(FederationWritesApi)
+  .add(FederatedMessagesApi)
   .addError(ValidationFailedResponse)
   .annotate(OpenApi.Title, "timebank")
   .annotate(OpenApi.Version, "2.0.0")

@@ -22,6 +22,8 @@ export const DomainEvent = Schema.Union(
   E.UserSuperAdminChanged,
   E.UserImpersonated,
   E.UserTwoFactorReset,
+  E.MemberProfileUpdated,
+  E.MemberFederationOptedOut,
   E.TransactionCompleted,
   E.ListingCreated,
   E.ListingUpdated,
@@ -64,7 +66,10 @@ export const DomainEvent = Schema.Union(
   E.GroupDeleted,
   E.GroupMemberJoined,
   E.GroupMemberLeft,
-  E.GroupChatroomMessageSent
+  E.GroupChatroomMessageSent,
+  E.FederatedListingReceived,
+  E.FederatedReviewReceived,
+  E.FederatedMessageReceived
 )
 export type DomainEvent = typeof DomainEvent.Type
 export type DomainEventTag = DomainEvent["_tag"]

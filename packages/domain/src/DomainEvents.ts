@@ -5,6 +5,7 @@
  */
 export * from "./connections/events.js"
 export * from "./events/events.js"
+export * from "./federation/events.js"
 export * from "./feed/events.js"
 export * from "./groups/events.js"
 export * from "./identity/events.js"

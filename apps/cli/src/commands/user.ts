@@ -4,7 +4,7 @@ import { Effect, Option, Record as Rec } from "effect"
 import type { Command } from "../Command.js"
 
 /** `--tenant` takes the tenant's id or its slug. */
-const findTenant = (ref: string) =>
+export const findTenant = (ref: string) =>
   Effect.gen(function*() {
     const tenants = yield* TenantService
     if (/^[1-9][0-9]*$/.test(ref) && Number.isSafeInteger(Number(ref))) return yield* tenants.get(Number(ref))

@@ -64,7 +64,11 @@ const FOREIGN_TOKEN = "a bearer token or session cookie was sent that is not val
 
 /** The code as a line of a response description, with what it means where that is known. */
 export const explainCode = (code: string, facts: OperationFacts) => {
-  const text = isForeignToken(code, facts) ? FOREIGN_TOKEN : CODES[code]?.text
+  const text = isForeignToken(code, facts)
+    ? FOREIGN_TOKEN
+    : facts.federation && code === "AUTH_REQUIRED"
+    ? "no API key, signature or federation token was presented"
+    : CODES[code]?.text
   return text === undefined ? `- \`${code}\`` : `- \`${code}\`: ${text}`
 }
 
@@ -116,6 +120,30 @@ const CODES: Record<string, CodeInfo> = {
   AUTH_REQUIRED: {
     text: "no valid bearer token or session cookie of this community",
     message: "Authentication required"
+  },
+  FEDERATION_DISABLED: {
+    text: "federation is off for this request (the platform switch, the community's whitelist or the route's " +
+      "toggle; which one is not said); `Retry-After: 3600`",
+    message: "Federation is not available for this request"
+  },
+  INVALID_API_KEY: { text: "the API key is unknown, revoked or expired", message: "Invalid API key" },
+  SIGNATURE_REQUIRED: { text: "the key signs its requests and this one is not signed", message: "Signature required" },
+  SIGNATURE_INVALID: {
+    text: "the HMAC signature, its headers or its nonce do not hold",
+    message: "Invalid signature"
+  },
+  TIMESTAMP_INVALID: {
+    text: "`X-Federation-Timestamp` is not unix seconds or lies more than 300 s from now",
+    message: "Timestamp outside the allowed window"
+  },
+  REPLAY_DETECTED: { text: "the nonce was already used with this key", message: "Replay detected" },
+  TENANT_MISMATCH: {
+    text: "a tenant header names another community than the key's",
+    message: "Tenant does not match the key"
+  },
+  PERMISSION_DENIED: {
+    text: "the key lacks the route's scope, or its partner is not allowed to do this",
+    message: "Permission denied"
   },
   AUTH_INVALID_CREDENTIALS: { text: "wrong e-mail or password", message: "Invalid e-mail or password" },
   AUTH_TOKEN_EXPIRED: { text: "the refresh token expired, was revoked or replayed", message: "Token expired" },

@@ -101,7 +101,7 @@ const STATUS_TEXT: Record<number, string> = {
   422: "The request is not valid",
   429: "Too many requests",
   500: "A defect of the service",
-  503: "Not ready"
+  503: "Unavailable"
 }
 
 /** Integer path parameters are record ids, and an unknown one is the 404 the responses list. */

@@ -8,6 +8,8 @@ import type { RateLimitPolicy } from "./RateLimit.js"
 export interface OperationFacts {
   readonly tenant: boolean
   readonly auth: "required" | "optional" | "none"
+  /** A partner route of `/api/v1/federation/*`: an API key, a signature or a federation JWT, no tenant header. */
+  readonly federation?: boolean
   readonly rateLimits: ReadonlyArray<RateLimitPolicy>
 }
 
@@ -30,12 +32,28 @@ export const operationFacts = (api: HttpApi.HttpApi.AnyWithProps): ReadonlyMap<s
 
 const middlewareFacts = (middleware: ReadonlyArray<HttpApiMiddleware.TagClassAny>): OperationFacts => {
   const security = middleware.filter(HttpApiMiddleware.isSecurity)
+  // The federation gate names its caller by tag key: the contract's http code does not import the federation.
+  const federation = middleware.some((m) => m.provides?.key === "FederationCaller")
   return {
     tenant: middleware.some((m) => m.provides === CurrentTenant),
-    auth: security.length === 0 ? "none" : security.every((m) => m.optional) ? "optional" : "required",
-    rateLimits: middleware.flatMap((m) => "policy" in m ? [m.policy as RateLimitPolicy] : [])
+    auth: federation
+      ? "required"
+      : security.length === 0
+      ? "none"
+      : security.every((m) => m.optional)
+      ? "optional"
+      : "required",
+    federation,
+    rateLimits: middleware.flatMap((m) => {
+      const policy = (m as { readonly policy?: unknown }).policy
+      return isRateLimitPolicy(policy) ? [policy] : []
+    })
   }
 }
+
+/** Rate-limit tags carry their policy as `policy`; other tags (the federation access gate) carry other policies. */
+const isRateLimitPolicy = (policy: unknown): policy is RateLimitPolicy =>
+  typeof policy === "object" && policy !== null && "limit" in policy && "window" in policy && "scope" in policy
 
 /** For routes the contract did not have when it was annotated: the tenant and caller their errors reveal. */
 export const inferredFacts = (op: Operation, codes: Codes): OperationFacts => ({

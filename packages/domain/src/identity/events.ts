@@ -79,3 +79,26 @@ export class UserTwoFactorReset extends Schema.TaggedClass<UserTwoFactorReset>()
   user_id: Schema.Number,
   reset_by: Schema.Number
 }) {}
+
+/**
+ * A member changed what partners may see of their profile (decisions D13: `member.profile_updated`), or opted in to
+ * federation (`federation_opt_in` among `fields`). Carries the profile as it now is, as partners read it.
+ */
+export class MemberProfileUpdated extends Schema.TaggedClass<MemberProfileUpdated>()("MemberProfileUpdated", {
+  user_id: Schema.Number,
+  fields: Schema.Array(Schema.String),
+  first_name: Schema.String,
+  last_name: Schema.String,
+  avatar_url: Schema.NullOr(Schema.String),
+  bio: Schema.NullOr(Schema.String),
+  location: Schema.NullOr(Schema.String),
+  updated_by: Schema.Number
+}) {}
+
+/** A member withdrew their federation opt-in (or was erased while opted in): partners retract what they hold. */
+export class MemberFederationOptedOut
+  extends Schema.TaggedClass<MemberFederationOptedOut>()("MemberFederationOptedOut", {
+    user_id: Schema.Number,
+    changed_by: Schema.Number
+  })
+{}

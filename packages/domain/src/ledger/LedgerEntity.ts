@@ -4,11 +4,15 @@ import { Schema } from "effect"
 import { IdempotencyConflict, InsufficientBalance } from "./LedgerErrors.js"
 import { TransactionType } from "./Transaction.js"
 
-/** An account of the community's ledger. */
+/**
+ * An account of the community's ledger. A partner's clearing account (federation, decisions D13a) carries its
+ * floor: the lowest balance it may reach, in cents (−credit_limit × 100), enforced by the Ledger entity per move.
+ */
 export const AccountRef = Schema.Union(
   Schema.TaggedStruct("member", { userId: Schema.Int }),
   Schema.TaggedStruct("organisation", { organisationId: Schema.Int }),
-  Schema.TaggedStruct("treasury", {})
+  Schema.TaggedStruct("treasury", {}),
+  Schema.TaggedStruct("partner", { partnerId: Schema.Int, floorCents: Schema.Int })
 )
 export type AccountRef = typeof AccountRef.Type
 
@@ -27,7 +31,9 @@ export const Move = Schema.Struct({
   senderId: Schema.NullOr(Schema.Int),
   recipientId: Schema.NullOr(Schema.Int),
   listingId: Schema.NullOr(Schema.Int),
-  createdBy: Schema.NullOr(Schema.Int)
+  createdBy: Schema.NullOr(Schema.Int),
+  /** Who paid, when it is no member here (a partner community's member): named in the recipient's notification. */
+  senderName: Schema.optionalWith(Schema.String, { exact: true })
 })
 export type Move = typeof Move.Type
 

@@ -9,5 +9,7 @@ export class TransactionCompleted extends Schema.TaggedClass<TransactionComplete
   sender_id: Schema.NullOr(Schema.Number),
   recipient_id: Schema.NullOr(Schema.Number),
   listing_id: Schema.NullOr(Schema.Number),
-  description: Schema.String
+  description: Schema.String,
+  /** The payer's name when no member here paid (a federated credit: the partner's member and community). */
+  sender_name: Schema.optionalWith(Schema.String, { exact: true })
 }) {}

@@ -23,8 +23,14 @@ export const ReviewComment = Schema.Trim.pipe(
 /** A review of an organisation or a member. */
 export class Review extends Schema.Class<Review>("Review")({
   id: ReviewId,
-  reviewer_id: UserId,
-  reviewer: UserSummary.annotations({ description: "Who wrote it" }),
+  reviewer_id: Schema.NullOr(UserId).annotations({ description: "Null for a partner community's member" }),
+  reviewer: Schema.NullOr(UserSummary).annotations({
+    description: "Who wrote it; null for a partner community's member (see `federated_reviewer`)"
+  }),
+  federated_reviewer: Schema.optionalWith(
+    Schema.Struct({ name: Schema.String, partner_id: RecordId }),
+    { exact: true }
+  ).annotations({ description: "Only on reviews written by a partner community's member (federation)" }),
   target_type: ReviewTargetType,
   target_id: RecordId,
   rating: Schema.Int,

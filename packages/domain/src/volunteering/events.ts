@@ -92,7 +92,10 @@ export class VolHoursReviewed extends Schema.TaggedClass<VolHoursReviewed>()("Vo
 
 export class ReviewCreated extends Schema.TaggedClass<ReviewCreated>()("ReviewCreated", {
   review_id: Schema.Number,
-  reviewer_id: Schema.Number,
+  /** Null for a partner community's member (a federated review: see `reviewer_name`). */
+  reviewer_id: Schema.NullOr(Schema.Number),
+  /** A federated review's reviewer, as the partner named them ("name (partner)"). */
+  reviewer_name: Schema.optionalWith(Schema.String, { exact: true }),
   target_type: Schema.String,
   target_id: Schema.Number,
   rating: Schema.Number,

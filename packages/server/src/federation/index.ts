@@ -1,18 +1,53 @@
 import { Layer } from "effect"
+import { FederationAccessLive } from "./auth/FederationAccessLive.js"
+import { FederationOAuthLive } from "./auth/OAuthHttp.js"
+import { InboundReadsHttpLive } from "./inbound/InboundReadsHttp.js"
+import { FederatedBrowseHttpLive } from "./ingest/FederatedBrowseHttp.js"
+import { ApiKeysHttpLive } from "./keys/ApiKeysHttp.js"
+import { OutboundClusterLive, OutboundHttpLive } from "./outbound/index.js"
+import { PartnersHttpLive } from "./partners/PartnersHttp.js"
+import { SwitchesHttpLive } from "./switches/SwitchesHttp.js"
+import { FederatedTransactionsLive } from "./transactions/index.js"
+import { FederationWebhooksHttpLive } from "./webhooks/WebhooksHttp.js"
+import { FederatedWritesLive } from "./writes/index.js"
 
+export * from "./auth/FederationAccessLive.js"
+export * from "./auth/FederationGate.js"
+export * from "./auth/FederationTokens.js"
+export * from "./auth/NonceStore.js"
+export { basicCredentials, grantOf } from "./auth/OAuthHttp.js"
+export * from "./keys/ApiKeysService.js"
 export * from "./keys/ApiKeyStore.js"
+export * from "./outbound/index.js"
+export * from "./outbound/SignedPost.js"
+export * from "./partners/PartnerDirectory.js"
+export * from "./partners/PartnersService.js"
 export * from "./signing/FederationSignature.js"
 export * from "./switches/FederationSwitches.js"
+export * from "./switches/SwitchesService.js"
+export * from "./transactions/index.js"
+export * from "./writes/index.js"
 
 /**
  * Federation (decisions D13, D13a). Each part adds its layer here: the access middleware of `/api/v1/federation/*`
  * to {@link FederationMiddlewareLive}, route handlers to {@link FederationLive}, workers and outbox subscribers to
  * {@link FederationClusterLive}.
  */
-export const FederationMiddlewareLive = Layer.mergeAll(Layer.empty)
+export const FederationMiddlewareLive = Layer.mergeAll(FederationAccessLive)
 
 /** The federation routes: admin (switches, keys, partners, deliveries), inbound, and members' federated browse. */
-export const FederationLive = Layer.mergeAll(Layer.empty)
+export const FederationLive = Layer.mergeAll(
+  SwitchesHttpLive,
+  ApiKeysHttpLive,
+  PartnersHttpLive,
+  OutboundHttpLive,
+  FederationWebhooksHttpLive,
+  FederationOAuthLive,
+  InboundReadsHttpLive,
+  FederatedBrowseHttpLive,
+  FederatedTransactionsLive,
+  FederatedWritesLive
+)
 
 /** What federation runs on the cluster: the outbound webhook subscriber and delivery workers. */
-export const FederationClusterLive = Layer.mergeAll(Layer.empty)
+export const FederationClusterLive = Layer.mergeAll(OutboundClusterLive)

@@ -19,6 +19,7 @@ import { AdminUserRepo, toAdminUser } from "./AdminUserRepo.js"
 import { AdminUserSecurity } from "./AdminUserSecurity.js"
 import { MailOutbox } from "./MailOutbox.js"
 import { PasswordResetRepo } from "./PasswordResetRepo.js"
+import { profileEvents } from "./ProfileEvents.js"
 import { SessionRepo } from "./SessionRepo.js"
 import { UserRepo } from "./UserRepo.js"
 
@@ -114,6 +115,7 @@ export class AdminUsersService extends Effect.Service<AdminUsersService>()("Admi
         if (changed.length > 0) {
           yield* outbox.append(new DomainEvents.UserUpdated({ user_id: id, fields: changed, updated_by: admin.userId }))
         }
+        yield* outbox.appendAll(profileEvents(current, outcome.row, admin.userId))
         if (outcome.row.role !== current.role) {
           yield* outbox.append(
             new DomainEvents.UserRoleChanged({
@@ -132,9 +134,13 @@ export class AdminUsersService extends Effect.Service<AdminUsersService>()("Admi
     const erase = Effect.fn("AdminUsers.delete")(function*(id: UserId) {
       const admin = yield* TenantAdmin
       yield* notSelf(admin, id)
-      yield* changeable(admin, id)
+      const current = yield* changeable(admin, id)
       yield* db.transaction(Effect.gen(function*() {
         yield* found(yield* repo.erase(id))
+        // Partners forget an erased member who had opted in to federation.
+        if (current.federation_opt_in) {
+          yield* outbox.append(new DomainEvents.MemberFederationOptedOut({ user_id: id, changed_by: admin.userId }))
+        }
         yield* sessions.revokeAllOf(id)
         yield* resets.revokeAllOf(id)
         yield* mail.forgetUser(id)

@@ -31,6 +31,17 @@ export class Audiences extends Effect.Service<Audiences>()("Audiences", {
           (tenantId) => reachable(tenantId, sql`u.id = ANY(${pgArray([...new Set(ids)])}::bigint[])`)
         ),
 
+      /**
+       * The members among `ids` who opted in to federation (decisions D13a: only their data crosses to partners),
+       * one row each; compare its count with the number of distinct ids to require all of them.
+       */
+      federated: (ids: ReadonlyArray<number>) =>
+        Effect.map(db.tenantId, (tenantId) =>
+          reachable(
+            tenantId,
+            sql`u.federation_opt_in AND u.id = ANY(${pgArray([...new Set(ids)])}::bigint[])`
+          )),
+
       /** Every member holding one of `roles` (the admin fan-out: admin, broker, coordinator). */
       withRoles: (roles: ReadonlyArray<Role>) =>
         Effect.map(db.tenantId, (tenantId) => reachable(tenantId, sql`u.role = ANY(${pgArray(roles)}::text[])`))

@@ -1,6 +1,6 @@
 import type { AccountRef, Cents, Move } from "@timebank/domain"
 
-/** `member:5`, `organisation:3`, `treasury`: how a batch names accounts. */
+/** `member:5`, `organisation:3`, `treasury`, `partner:2`: how a batch names accounts. */
 export const accountKey = (ref: AccountRef): string => {
   switch (ref._tag) {
     case "member":
@@ -9,8 +9,35 @@ export const accountKey = (ref: AccountRef): string => {
       return `organisation:${ref.organisationId}`
     case "treasury":
       return "treasury"
+    case "partner":
+      return `partner:${ref.partnerId}`
   }
 }
+
+/** The lowest balance an account may reach, in cents; `null`: no floor. */
+export type Floor = Cents | null
+
+/**
+ * The floor of each kind of account: the treasury issues credits (none); members stay at 0 or above unless the
+ * community allows negative balances (none); organisations at 0; a partner's clearing account at the floor its
+ * move carries (−credit_limit × 100).
+ */
+export const accountFloor = (ref: AccountRef, rules: { readonly membersMayGoNegative: boolean }): Floor => {
+  switch (ref._tag) {
+    case "treasury":
+      return null
+    case "member":
+      return rules.membersMayGoNegative ? null : 0
+    case "organisation":
+      return 0
+    case "partner":
+      return ref.floorCents
+  }
+}
+
+/** Whether paying `cents` from a balance of `balance` keeps the account at or above `floor`. */
+export const staysAboveFloor = (balance: Cents, cents: Cents, floor: Floor): boolean =>
+  floor === null || balance - cents >= floor
 
 export interface EarlierOutcome {
   readonly transactionId: number
@@ -32,8 +59,8 @@ export interface BatchInput {
   readonly balances: ReadonlyMap<string, Cents>
   /** Outcomes already recorded for the batch's idempotency keys. */
   readonly earlier: ReadonlyMap<string, EarlierOutcome>
-  /** Whether an account may go below zero (the treasury always; members where the community allows it). */
-  readonly mayGoNegative: (ref: AccountRef) => boolean
+  /** The lowest balance the paying account of a move may reach ({@link accountFloor}). */
+  readonly floor: (ref: AccountRef) => Floor
 }
 
 export interface BatchPlan {
@@ -66,7 +93,7 @@ export const planBatch = (input: BatchInput): BatchPlan => {
     }
 
     const from = accountKey(move.from)
-    if ((balances.get(from) ?? 0) - move.cents < 0 && !input.mayGoNegative(move.from)) return { _tag: "Insufficient" }
+    if (!staysAboveFloor(balances.get(from) ?? 0, move.cents, input.floor(move.from))) return { _tag: "Insufficient" }
     add(from, -move.cents)
     add(accountKey(move.to), move.cents)
     applied.set(move.idempotencyKey, { index, requestHash: move.requestHash })

@@ -22,7 +22,7 @@ const firstTransaction = decodeFirst(MemberTransactionRow)
 const firstBalance = decodeFirst(Schema.Struct({ balance: DbNumeric }))
 const balances = decodeRows(Schema.Struct({ owner_id: DbInt, balance: DbNumeric }))
 
-type OwnedAccount = "member" | "organisation"
+type OwnedAccount = "member" | "organisation" | "partner"
 
 /** Reads of the ledger for members and organisations: balances and the transactions their account took part in. */
 export class LedgerRepo extends Effect.Service<LedgerRepo>()("LedgerRepo", {
@@ -65,6 +65,8 @@ export class LedgerRepo extends Effect.Service<LedgerRepo>()("LedgerRepo", {
       memberTransactions: (userId: number, before: number | undefined, limit: number) =>
         transactions("member", userId, before, limit),
       organisationBalance: (organisationId: number) => balance("organisation", organisationId),
+      /** A partner's clearing account (federation); 0 before its first move. */
+      partnerBalance: (partnerId: number) => balance("partner", partnerId),
       organisationTransactions: (organisationId: number, before: number | undefined, limit: number) =>
         transactions("organisation", organisationId, before, limit),
       /** Wallet balances of many organisations in one query (index `ledger_accounts_owner`); absent → 0. */

@@ -20,6 +20,7 @@ import { createHash, randomUUID } from "node:crypto"
 import { type Member, MemberDirectory } from "../identity/MemberDirectory.js"
 import { ListingsService } from "../listings/ListingsService.js"
 import { TenantAdmin } from "../platform/Policy.js"
+import { clearingMoves } from "./LedgerClearing.js"
 import { LedgerRepo, type MemberTransactionRow } from "./LedgerRepo.js"
 
 const hashOf = (request: object) => createHash("sha256").update(JSON.stringify(request)).digest("hex")
@@ -278,6 +279,7 @@ export class LedgerService extends Effect.Service<LedgerService>()("LedgerServic
     })
 
     return {
+      ...clearingMoves(post, repo),
       payCheckIn,
       organisationBalance: (organisationId: number) => repo.organisationBalance(organisationId),
       /** Balances (cents) of a page of organisations, one query; organisations without an account have 0. */

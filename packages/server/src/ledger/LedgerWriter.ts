@@ -15,17 +15,27 @@ import { pgArray } from "../platform/SqlArrays.js"
 import { DbDate, DbInt, decodeRows } from "../platform/SqlRows.js"
 import { dieOnSqlError } from "../platform/TenantSql.js"
 import { TenantDirectory } from "../tenancy/TenantDirectory.js"
-import { accountKey, type Decision, type EarlierOutcome, planBatch } from "./LedgerBatch.js"
+import { accountFloor, accountKey, type Decision, type EarlierOutcome, planBatch } from "./LedgerBatch.js"
 
 export type MoveOutcome = Exit.Exit<Posted, InsufficientBalance | IdempotencyConflict>
 
-const refOwner = (ref: AccountRef): number | null =>
-  ref._tag === "member" ? ref.userId : ref._tag === "organisation" ? ref.organisationId : null
+const refOwner = (ref: AccountRef): number | null => {
+  switch (ref._tag) {
+    case "member":
+      return ref.userId
+    case "organisation":
+      return ref.organisationId
+    case "partner":
+      return ref.partnerId
+    case "treasury":
+      return null
+  }
+}
 
 /** A locked account; `balance` stays the numeric's text, turned into exact cents by `centsFromNumeric`. */
 const AccountRow = Schema.Struct({
   id: DbInt,
-  kind: Schema.Literal("member", "organisation", "treasury"),
+  kind: Schema.Literal("member", "organisation", "treasury", "partner"),
   owner_id: Schema.NullOr(DbInt),
   balance: Schema.String
 })
@@ -130,7 +140,7 @@ export class LedgerWriter extends Effect.Service<LedgerWriter>()("LedgerWriter",
     const writeBatch = (tenantId: number, moves: ReadonlyArray<Move>) =>
       sql.withTransaction(Effect.gen(function*() {
         yield* startBatch
-        const mayGoNegative = yield* membersMayGoNegative(tenantId)
+        const rules = { membersMayGoNegative: yield* membersMayGoNegative(tenantId) }
         const earlier = yield* earlierOutcomes(tenantId, moves.map((m) => m.idempotencyKey))
         const refs = [...new Map(moves.flatMap((m) => [m.from, m.to]).map((r) => [accountKey(r), r])).values()]
         const accounts = yield* lockAccounts(tenantId, refs)
@@ -138,7 +148,7 @@ export class LedgerWriter extends Effect.Service<LedgerWriter>()("LedgerWriter",
           moves,
           earlier,
           balances: new Map([...accounts].map(([key, row]) => [key, centsFromNumeric(row.balance)])),
-          mayGoNegative: (ref) => ref._tag === "treasury" || (ref._tag === "member" && mayGoNegative)
+          floor: (ref) => accountFloor(ref, rules)
         })
         const applied = moves.filter((_, i) => plan.decisions[i]!._tag === "Apply")
         const written = applied.length > 0
@@ -181,7 +191,8 @@ const completedEvent = (m: Move, transactionId: number) =>
     sender_id: m.senderId,
     recipient_id: m.recipientId,
     listing_id: m.listingId,
-    description: m.description
+    description: m.description,
+    ...(m.senderName === undefined ? {} : { sender_name: m.senderName })
   })
 
 const posted = (transactionId: number, createdAt: Date, replayed: boolean): Posted => ({

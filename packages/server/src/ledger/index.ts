@@ -5,6 +5,7 @@ import { StartingBalanceLive } from "./StartingBalance.js"
 import { AdminWalletHttpLive, WalletHttpLive } from "./WalletHttp.js"
 
 export * from "./LedgerBatch.js"
+export * from "./LedgerClearing.js"
 export * from "./LedgerEntityLive.js"
 export * from "./LedgerRepo.js"
 export * from "./LedgerService.js"

@@ -18,7 +18,12 @@ type CommunityTag = typeof COMMUNITY_TAGS[number]
 const transactionDeliveries = (event: DomainEventOf<"TransactionCompleted">, source: string): Array<Delivery> => {
   if (event.recipient_id === null) return []
   const link = `/wallet/transactions/${event.transaction_id}`
-  const amount = { amount: event.amount, description: event.description }
+  // A federated credit has no member as its sender: the partner's member is named by name.
+  const amount = {
+    amount: event.amount,
+    description: event.description,
+    ...(event.sender_name === undefined ? {} : { actor: event.sender_name })
+  }
   const received: Delivery = {
     source,
     type: "transaction_received",
@@ -131,7 +136,11 @@ const communityDeliveries = (event: DomainEventOf<CommunityTag>, source: string)
         link: event.target_type === "user"
           ? `/members/${event.target_id}`
           : `/volunteering/organisations/${event.target_id}`,
-        params: { rating: event.rating, target: event.target_name ?? "" },
+        params: {
+          rating: event.rating,
+          target: event.target_name ?? "",
+          ...(event.reviewer_name === undefined ? {} : { actor: event.reviewer_name })
+        },
         channels: "bell+email"
       }]
   }

@@ -38,7 +38,8 @@ const keyFromDataDir = (dataDir: string) =>
  */
 export class SecretBox extends Effect.Service<SecretBox>()("SecretBox", {
   effect: Effect.gen(function*() {
-    const configured = yield* Config.option(Config.redacted("SECRETS_KEY"))
+    // A malformed SECRETS_KEY is a deployment mistake: the process must not start with it.
+    const configured = yield* Effect.orDie(Config.option(Config.redacted("SECRETS_KEY")))
     const key = yield* Option.match(configured, {
       onSome: (value) => Effect.sync(() => parseKey(Redacted.value(value))),
       onNone: () => Effect.flatMap(AppConfig, (config) => keyFromDataDir(config.dataDir))

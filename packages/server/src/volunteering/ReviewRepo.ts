@@ -7,12 +7,16 @@ import type { PageQuery } from "./VolunteeringPage.js"
 /** A row of `reviews`. */
 export const ReviewRow = Schema.Struct({
   id: dbId(ReviewId),
-  reviewer_id: dbId(UserId),
+  /** Null for a federated review (a partner community's member wrote it). */
+  reviewer_id: Schema.NullOr(dbId(UserId)),
   target_type: ReviewTargetType,
   target_id: DbInt,
   rating: DbInt,
   comment: Schema.String,
   approved: Schema.Boolean,
+  is_federated: Schema.Boolean,
+  federation_partner_id: Schema.NullOr(DbInt),
+  reviewer_name: Schema.NullOr(Schema.String),
   created_at: DbDate
 })
 export type ReviewRow = typeof ReviewRow.Type
@@ -29,6 +33,16 @@ export interface ReviewTarget {
 export interface ReviewInsert {
   readonly reviewerId: number
   readonly target: ReviewTarget
+  readonly rating: number
+  readonly comment: string
+}
+
+/** A review by a partner community's member (federation): no local reviewer, the partner's names instead. */
+export interface FederatedReviewInsert {
+  readonly partnerId: number
+  readonly reviewerName: string
+  readonly reviewerExternalId: string
+  readonly memberId: number
   readonly rating: number
   readonly comment: string
 }
@@ -76,6 +90,33 @@ export class ReviewRepo extends Effect.Service<ReviewRepo>()("ReviewRepo", {
             })
           }
             ON CONFLICT (tenant_id, reviewer_id, target_type, target_id) DO NOTHING
+            RETURNING *`.pipe(firstReview)
+        ),
+
+      /**
+       * Inserts an approved federated review of a member; none when that partner's reviewer already reviewed them
+       * (unique index `reviews_federated_reviewer`).
+       */
+      insertFederated: (review: FederatedReviewInsert) =>
+        db.query((tenantId) =>
+          sql`
+            INSERT INTO reviews ${
+            sql.insert({
+              tenant_id: tenantId,
+              reviewer_id: null,
+              target_type: "user",
+              target_id: review.memberId,
+              rating: review.rating,
+              comment: review.comment,
+              approved: true,
+              is_federated: true,
+              federation_partner_id: review.partnerId,
+              reviewer_name: review.reviewerName,
+              reviewer_external_id: review.reviewerExternalId
+            })
+          }
+            ON CONFLICT (tenant_id, federation_partner_id, reviewer_external_id, target_type, target_id)
+              WHERE is_federated DO NOTHING
             RETURNING *`.pipe(firstReview)
         ),
 

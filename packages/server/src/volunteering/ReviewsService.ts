@@ -23,11 +23,17 @@ import { memberOf } from "./VolunteeringViews.js"
 export const reviewAlreadyExists = () =>
   new AlreadyExists({ message: "You have already reviewed this", field: "target_id" })
 
-const toReview = (row: ReviewRow, reviewer: UserSummary) =>
+export const federatedReviewExists = () =>
+  new AlreadyExists({ message: "This reviewer has already reviewed this member", field: "member_id" })
+
+const toReview = (row: ReviewRow, reviewer: UserSummary | null) =>
   Review.make({
     id: row.id,
     reviewer_id: row.reviewer_id,
     reviewer,
+    ...(row.is_federated && row.federation_partner_id !== null
+      ? { federated_reviewer: { name: row.reviewer_name ?? "", partner_id: row.federation_partner_id } }
+      : {}),
     target_type: row.target_type,
     target_id: row.target_id,
     rating: row.rating,
@@ -85,10 +91,12 @@ export class ReviewsService extends Effect.Service<ReviewsService>()("ReviewsSer
         }
       })
 
+    /** A federated review has no local reviewer: its `federated_reviewer` names the partner's member. */
     const views = (rows: ReadonlyArray<ReviewRow>) =>
       Effect.map(
-        users.byIds(rows.map((r) => r.reviewer_id)),
-        (reviewers) => rows.map((row) => toReview(row, memberOf(reviewers, row.reviewer_id)))
+        users.byIds(rows.flatMap((r) => r.reviewer_id === null ? [] : [r.reviewer_id])),
+        (reviewers) =>
+          rows.map((row) => toReview(row, row.reviewer_id === null ? null : memberOf(reviewers, row.reviewer_id)))
       )
 
     const create = Effect.fn("Reviews.create")(
@@ -126,6 +134,49 @@ export class ReviewsService extends Effect.Service<ReviewsService>()("ReviewsSer
       requireCommunityMember("write reviews")
     )
 
+    /**
+     * A partner community's member reviews one of our members (federation, decisions D13a): stored as a federated
+     * review, published at once, and the member is told. One per partner's reviewer and member (409 otherwise).
+     * The caller (federation) checked that the member may be reviewed by partners (opted in).
+     */
+    const createFederated = Effect.fn("Reviews.createFederated")(function*(input: {
+      readonly partnerId: number
+      readonly partnerName: string
+      readonly memberId: number
+      readonly rating: number
+      readonly comment: string
+      readonly reviewer: { readonly name: string; readonly externalId: string }
+    }) {
+      const target: ReviewTarget = { type: "user", id: input.memberId }
+      const described = yield* describeTarget(target, 0)
+      const reviewerName = `${input.reviewer.name} (${input.partnerName})`
+      const row = yield* db.transaction(Effect.gen(function*() {
+        const inserted = yield* repo.insertFederated({
+          partnerId: input.partnerId,
+          reviewerName: input.reviewer.name,
+          reviewerExternalId: input.reviewer.externalId,
+          memberId: input.memberId,
+          rating: input.rating,
+          comment: input.comment
+        })
+        if (Option.isNone(inserted)) return yield* federatedReviewExists()
+        yield* outbox.append(
+          new DomainEvents.ReviewCreated({
+            review_id: inserted.value.id,
+            reviewer_id: null,
+            reviewer_name: reviewerName,
+            target_type: target.type,
+            target_id: target.id,
+            rating: inserted.value.rating,
+            target_name: described.name,
+            notify_user_ids: described.notify
+          })
+        )
+        return inserted.value
+      }))
+      return toReview(row, null)
+    })
+
     /** One query for the page and one for its reviewers. */
     const list = Effect.fn("Reviews.list")(function*(path: ReviewTargetPath, params: VolunteeringPageParams) {
       const target: ReviewTarget = { type: path.type, id: path.id }
@@ -133,6 +184,6 @@ export class ReviewsService extends Effect.Service<ReviewsService>()("ReviewsSer
       return yield* volunteeringPage(params, (page) => repo.page({ ...page, target }), views)
     })
 
-    return { create, list } as const
+    return { create, createFederated, list } as const
   })
 }) {}

@@ -1,0 +1,25 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Api, ok } from "@timebank/domain"
+import { Effect, Layer } from "effect"
+import { PartnersService } from "./PartnersService.js"
+
+const FederationPartnersHttp = HttpApiBuilder.group(Api, "federationPartners", (handlers) =>
+  Effect.gen(function*() {
+    const partners = yield* PartnersService
+    return handlers
+      .handle("list", ({ urlParams }) => partners.list(urlParams))
+      .handle("create", ({ payload }) => Effect.map(partners.create(payload), ok))
+      .handle("get", ({ path }) => Effect.map(partners.get(path.id), ok))
+      .handle("update", ({ path, payload }) => Effect.map(partners.update(path.id, payload), ok))
+      .handle("delete", ({ path }) => Effect.map(partners.remove(path.id), ok))
+      .handle("test", ({ path }) => Effect.map(partners.test(path.id), ok))
+      .handle("suspend", ({ path }) => Effect.map(partners.suspend(path.id), ok))
+      .handle("reactivate", ({ path }) => Effect.map(partners.reactivate(path.id), ok))
+      .handle("position", ({ path }) => Effect.map(partners.position(path.id), ok))
+  }))
+
+/** Tenant admins' federation partners (decisions D13, D13a). */
+export const PartnersHttpLive = FederationPartnersHttp.pipe(
+  // A missing or malformed SECRETS_KEY is a start-up defect, not an answer.
+  Layer.provide(PartnersService.Default.pipe(Layer.orDie))
+)

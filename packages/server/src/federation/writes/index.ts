@@ -1,0 +1,3 @@
+export * from "./FederatedMessageRepo.js"
+export * from "./FederatedWrites.js"
+export * from "./FederatedWritesHttp.js"
