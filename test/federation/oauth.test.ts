@@ -212,6 +212,10 @@ layer(FederationProbeApp(), { excludeTestServices: true, timeout: "120 seconds" 
       expectOAuth(yield* tokenFor(revoked), 401, "invalid_client")
       const expired = yield* makeApiKey(tenant, { expiresAt: new Date(Date.now() - 1000) })
       expectOAuth(yield* tokenFor(expired), 401, "invalid_client")
+      // What the edge guard or the form decoder refuses is RFC 6749's invalid_request too, never the D1 envelope.
+      expectOAuth(yield* tokenCall("grant_type=client%00credentials", auth), 400, "invalid_request")
+      expectOAuth(yield* tokenCall("grant_type=%ff", auth), 400, "invalid_request")
+      expectOAuth(yield* tokenCall(`${form}&grant_type=client_credentials`, auth), 400, "invalid_request")
       // Repeated scopes are one; the granted scope is the key's order.
       const again = yield* tokenFor(key, "listings:read  listings:read")
       assert.deepStrictEqual([again.status, (again.body as { scope: string }).scope], [200, "listings:read"])

@@ -261,25 +261,34 @@ const formCases = (ctx: ValueContext, plan: Plan, fields: ReadonlyArray<readonly
   const contentType = "application/x-www-form-urlencoded"
   const raw = (bytes: string | Uint8Array) => ({ raw: { contentType, bytes } })
   const schema = ctx.model.resolve(plan.op.body?.schema)
-  const names = new Set([...fields.map(([k]) => k), ...Object.keys(isObject(schema["properties"]) ? schema["properties"] : {})])
+  const names = new Set([
+    ...fields.map(([k]) => k),
+    ...Object.keys(isObject(schema["properties"]) ? schema["properties"] : {})
+  ])
   for (const name of names) {
     const others = fields.filter(([k]) => k !== name)
     const current = fields.find(([k]) => k === name)?.[1] ?? "x"
     const withValue = (value: string) => formText([...others, [name, value]])
+    // A raw `name=value` after the other fields, for what URLSearchParams would escape.
+    const withRaw = (pair: string) => [formText(others), pair].filter((p) => p !== "").join("&")
     if (fields.some(([k]) => k === name)) add("property", `${name}: missing`, raw(formText(others)))
     add("property", `${name}: NUL`, raw(withValue("a\u0000b")), true)
     add("property", `${name}: C0 controls`, raw(withValue("a\u0001\u001f")), true)
-    add("property", `${name}: %ff`, raw(`${formText(others)}&${name}=%ff`), true)
-    add("property", `${name}: malformed escape`, raw(`${formText(others)}&${name}=%zz`))
+    add("property", `${name}: %ff`, raw(withRaw(`${name}=%ff`)), true)
+    add("property", `${name}: malformed escape`, raw(withRaw(`${name}=%zz`)))
     add("property", `${name}: 100k value`, raw(withValue("x".repeat(100_000))))
     add("property", `${name}: empty`, raw(withValue("")))
     add("property", `${name}: other value`, raw(withValue("sweep-other")))
     add("property", `${name}: repeated`, raw(`${formText(fields)}&${name}=${encodeURIComponent(current)}`))
-    add("property", `${name}: bracket array`, raw(`${formText(others)}&${name}%5B%5D=${encodeURIComponent(current)}`))
+    add("property", `${name}: bracket array`, raw(withRaw(`${name}%5B%5D=${encodeURIComponent(current)}`)))
   }
   add("body", "empty body", raw(""))
   add("body", "5000 fields", raw(Array.from({ length: 5000 }, (_, i) => `f${i}=x`).join("&")))
-  add("body", "invalid UTF-8", raw(Buffer.concat([Buffer.from(`${formText(fields)}&a=`), Buffer.from([0xc3, 0x28, 0xff])])))
+  add(
+    "body",
+    "invalid UTF-8",
+    raw(Buffer.concat([Buffer.from(`${formText(fields)}&a=`), Buffer.from([0xc3, 0x28, 0xff])]))
+  )
   for (
     const [label, type, bytes] of [
       ["application/json", "application/json", JSON.stringify(Object.fromEntries(fields))],

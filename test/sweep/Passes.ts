@@ -129,8 +129,12 @@ export const foreignCredentialsPass = async (ctx: SweepContext) => {
     const values = ctx.contextFor(op, ctx.foreignIds, { refresh_token: a.foreignRefresh.refresh })
     const plan = makePlan(op, values, pathValuesFor(ctx.model, op, ctx.foreignIds, values))
     if (isPartnerRoute(op)) {
-      await foreignPartnerCredentials(ctx, op, (who, expectation) =>
-        ctx.exchange(FOREIGN_CREDENTIALS, op, `as ${who.label}`, who, (env) => render(plan, env), expectation))
+      await foreignPartnerCredentials(
+        ctx,
+        op,
+        (who, expectation) =>
+          ctx.exchange(FOREIGN_CREDENTIALS, op, `as ${who.label}`, who, (env) => render(plan, env), expectation)
+      )
       continue
     }
     const signIn = isSignInRoute(op)

@@ -43,7 +43,6 @@ export const kindOfParam = (op: Operation, name: string, values: Readonly<Record
     : kind
 }
 
-
 const enumOf = (model: OpenApiModel, schema: unknown): ReadonlyArray<unknown> | undefined =>
   model.members(schema).find((m) => Array.isArray(m["enum"]))?.["enum"] as ReadonlyArray<unknown> | undefined
 

@@ -119,14 +119,15 @@ const requestText = (request: RawRequest) =>
   }`.toLowerCase()
 
 /**
- * Why an error of the OAuth token route is in neither of its shapes: the route's own refusals (400, 401) are
- * RFC 6749's `{"error", "error_description"}` (decisions D1, D13a); what the edge or the gate answers before the
- * route (413, 429, 503 `FEDERATION_DISABLED`, ...) is the D1 envelope.
+ * Why an error of the OAuth token route is not in its shape. Refusals of the request itself (400, 401, and the 422
+ * an RFC 6749 endpoint does not have: a malformed form is its `invalid_request`) are RFC 6749's
+ * `{"error", "error_description"}` (decisions D1, D13a); what comes before the route reads the request (413 body
+ * size, 429, 503 `FEDERATION_DISABLED`, 404/405 routing) is the D1 envelope.
  */
 const tokenRouteProblem = (status: number, text: string): string | undefined => {
-  const oauth = oauthErrorProblem(text)
-  if (status === 400 || status === 401) {
-    return oauth === undefined || envelopeProblem(text) === undefined ? undefined : `not an RFC 6749 error: ${oauth}`
+  if (status === 400 || status === 401 || status === 422) {
+    const problem = oauthErrorProblem(text)
+    return problem === undefined ? undefined : `the token route's ${status} is not an RFC 6749 error: ${problem}`
   }
   return envelopeProblem(text)
 }

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto"
 import { EXTRA, extraRoutes } from "./ExtraRoutes.js"
 import { HttpSender, type RawRequest, type RawResponse, Unsendable } from "./HttpSender.js"
 import { fetchDocument, type OpenApiModel, type Operation } from "./OpenApiModel.js"
+import { isTokenRoute } from "./PartnerCalls.js"
 import {
   crossTenant,
   FOREIGN_CREDENTIALS,
@@ -13,7 +14,6 @@ import {
   type SweepContext,
   type Who
 } from "./Passes.js"
-import { isTokenRoute } from "./PartnerCalls.js"
 import { type Expectation, firstCode, Recorder } from "./Recorder.js"
 import type { CaseEnv } from "./Requests.js"
 import type { IdSource, ValueContext } from "./Values.js"
@@ -218,9 +218,6 @@ const exchange = async (
       }
     }
     recorder.check(pass, op.key, name, who.label, request, response, expectation)
-    if (process.env["SWEEP_DUMP"] !== undefined && new RegExp(process.env["SWEEP_DUMP"]).test(op.key)) {
-      console.error(`DUMP ${pass} ${op.key} [${name}] ${response.status} ${response.text.slice(0, 200)}`)
-    }
     return response
   }
 }

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto"
 import { Actor, type Session, type TenantRef } from "./Actor.js"
+import { createFederation, type FederationOfWorld } from "./FederationWorld.js"
 import type { HttpSender } from "./HttpSender.js"
 import { isObject, type OpenApiModel } from "./OpenApiModel.js"
-import { createFederation, type FederationOfWorld } from "./FederationWorld.js"
 import { createRecords } from "./Records.js"
 import { type Exchange, SetUpSteps } from "./SetUpSteps.js"
 

@@ -3,6 +3,9 @@ import { Schema } from "effect"
 import { httpError } from "../http/ApiError.js"
 import { FederationDisabled } from "./FederationErrors.js"
 
+
+/** The token endpoint: its errors are RFC 6749's `{"error", "error_description"}`, never the D1 envelope. */
+export const OAUTH_TOKEN_PATH = "/api/v1/federation/oauth/token"
 /**
  * `POST /api/v1/federation/oauth/token` (decisions D13, D13a): OAuth 2.0 client credentials (RFC 6749 §4.4). Its
  * bodies are RFC 6749's, not the D1 envelope: the token at the top level, errors as `{error, error_description}`.
@@ -61,7 +64,7 @@ export class FederationOAuthApi extends HttpApiGroup.make("federationOAuth")
   .annotate(OpenApi.Title, "Federation: OAuth")
   .annotate(OpenApi.Description, "Short-lived tokens for partner platforms (client credentials)")
   .add(
-    HttpApiEndpoint.post("token", "/api/v1/federation/oauth/token")
+    HttpApiEndpoint.post("token", OAUTH_TOKEN_PATH)
       .annotate(OpenApi.Summary, "Issue a federation token")
       .annotate(
         OpenApi.Description,

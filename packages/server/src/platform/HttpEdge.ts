@@ -7,9 +7,10 @@ import {
   HttpServerResponse,
   type Multipart
 } from "@effect/platform"
-import { type ErrorBody, PATH_PARAM_NOT_FOUND } from "@timebank/domain"
+import { type ErrorBody, OAUTH_TOKEN_PATH, PATH_PARAM_NOT_FOUND } from "@timebank/domain"
 import { Cause, Effect, Either, Option } from "effect"
 import { randomUUID } from "node:crypto"
+import { toOAuthError } from "./OAuthErrors.js"
 import { payloadTooLarge } from "./RequestBody.js"
 import { guardRequest, RefusedInput } from "./RequestGuard.js"
 import type { RouteTable } from "./RouteTable.js"
@@ -43,6 +44,9 @@ export const httpEdge = (options: EdgeOptions) =>
       yield* HttpApp.appendPreResponseHandler((_req, response) =>
         Effect.succeed(HttpServerResponse.setHeader(response, "x-request-id", requestId))
       )
+      if (pathOf(request.url) === OAUTH_TOKEN_PATH) {
+        yield* HttpApp.appendPreResponseHandler((_req, r) => toOAuthError(r))
+      }
       const maxBodyBytes = bodyCapOf(request, options)
       // Refuse a declared oversize body before reading it, so the client gets the 413 instead of a reset socket.
       if (Number(request.headers["content-length"] ?? 0) > maxBodyBytes) return tooLarge(maxBodyBytes)
