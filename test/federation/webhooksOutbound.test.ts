@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
-import { UserId } from "@timebank/domain"
+import { type DomainEvent, DomainEvents, UserId } from "@timebank/domain"
+import { outboxRow } from "@timebank/server"
 import { Effect } from "effect"
 import { expectOk } from "../fixtures/client.js"
 import { community } from "../fixtures/community.js"
@@ -73,8 +74,13 @@ layer(TestApp(FAST_DELIVERY), { excludeTestServices: true, timeout: "120 seconds
       assert.notStrictEqual(idA, idB, "each partner's webhook has its own id")
 
       // One delivery row per eligible partner for the listing, delivered; none for the others.
-      const rows = yield* deliveriesOf(a.id, b.id)
-      const listingRows = rows.filter((r) => r.event === "listing.created")
+      const listingRows = yield* eventually(
+        "both recorded as delivered",
+        Effect.map(deliveriesOf(a.id, b.id), (rows) => {
+          const listings = rows.filter((r) => r.event === "listing.created")
+          return listings.every((r) => r.status === "delivered") ? listings : undefined
+        })
+      )
       assert.deepStrictEqual(listingRows.map((r) => [r.partner_id, r.status, r.attempts, r.last_status_code]), [
         [a.id, "delivered", 1, 200],
         [b.id, "delivered", 1, 200]
@@ -98,6 +104,65 @@ layer(TestApp(FAST_DELIVERY), { excludeTestServices: true, timeout: "120 seconds
         location: null,
         fields: ["federation_opt_in"]
       })
+    }))
+
+  it.scoped("one publisher batch of several communities' events: each webhook checked on its own", () =>
+    Effect.gen(function*() {
+      const c = yield* community({ signIn: "token" })
+      const d = yield* community({ signIn: "token" })
+      yield* federationOn(c.tenant)
+      yield* federationOn(d.tenant, ["listings"])
+      const pc = yield* partnerWithReceiver(c.tenant)
+      const pd = yield* partnerWithReceiver(d.tenant)
+      yield* optIn(c.member)
+      yield* optIn(d.member)
+      yield* afterSubscriber
+      const listing = (owner: { readonly id: number }, id: number) =>
+        new DomainEvents.ListingCreated({
+          listing_id: id,
+          user_id: owner.id,
+          type: "offer",
+          title: `Listing ${id}`,
+          status: "active",
+          category_id: null
+        })
+      const message = (from: { readonly id: number }, to: { readonly id: number }, id: number) =>
+        new DomainEvents.MessageSent({
+          message_id: id,
+          thread_id: 1,
+          sender_id: from.id,
+          recipient_id: to.id,
+          subject: null,
+          body: "Hello"
+        })
+      // All in one transaction, so the subscriber gets them in one batch.
+      yield* appendInOneTransaction([
+        [c.tenant.id, listing(c.member, 1)], // crosses
+        [c.tenant.id, listing(c.other, 2)], // Otto never opted in
+        [d.tenant.id, listing(d.member, 3)], // crosses, to d's partner only
+        [c.tenant.id, message(c.member, c.other, 4)], // one side not opted in
+        [d.tenant.id, message(d.member, d.member, 5)], // messaging is off in d
+        [c.tenant.id, listing(c.member, 6)] // crosses
+      ])
+      yield* afterSubscriber
+      const sent = (p: { readonly id: number }) =>
+        Effect.map(deliveriesOf(p.id), (rows) => rows.filter((r) => r.event !== "member.profile_updated"))
+      assert.deepStrictEqual((yield* sent(pc)).map((r) => [r.event, r.data_id]), [
+        ["listing.created", "1"],
+        ["listing.created", "6"]
+      ])
+      assert.deepStrictEqual((yield* sent(pd)).map((r) => [r.event, r.data_id]), [["listing.created", "3"]])
+      const got = yield* eventually(
+        "c's two listings",
+        Effect.sync(() => {
+          const r = pc.receiver.of("listing.created")
+          return r.length === 2 ? r : undefined
+        })
+      )
+      assert.deepStrictEqual(got.map((r) => r.body.tenant), [
+        { id: c.tenant.id, slug: c.tenant.slug },
+        { id: c.tenant.id, slug: c.tenant.slug }
+      ])
     }))
 
   it.scoped("nothing is written while the event's toggle, the whitelist or the platform switch is off", () =>
@@ -150,7 +215,13 @@ layer(TestApp(FAST_DELIVERY), { excludeTestServices: true, timeout: "120 seconds
       yield* setWhitelisted(c.tenant, true)
       yield* eventually("the queued one sent", Effect.sync(() => p.receiver.received.length === 1 ? true : undefined))
       assert.deepStrictEqual(p.receiver.received[0]!.body.data, { member_id: 1 })
-      assert.deepStrictEqual((yield* deliveriesOf(p.id)).map((r) => r.status), ["delivered"])
+      yield* eventually(
+        "recorded as delivered",
+        Effect.map(
+          deliveriesOf(p.id),
+          (rows) => rows.length === 1 && rows[0]!.status === "delivered" ? true : undefined
+        )
+      )
     }))
 
   it.scoped("an opt-out sends member.opted_out; the member's data stops crossing", () =>
@@ -243,3 +314,12 @@ const queueRow = (tenant: { readonly id: number; readonly slug: string }, partne
                                 'tenant', jsonb_build_object('id', ${tenant.id}::bigint, 'slug', ${tenant.slug}::text),
                                 'occurred_at', now()::text, 'data', '{"member_id": 1}'::jsonb), 'test-queued'
       FROM (SELECT gen_random_uuid() AS id) w`).pipe(Effect.orDie)
+
+/** Events of several communities written in one transaction, as the outbox would write them. */
+const appendInOneTransaction = (events: ReadonlyArray<readonly [number, DomainEvent]>) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.withTransaction(Effect.forEach(events, ([tenantId, event]) => {
+      const row = outboxRow(event)
+      return sql`INSERT INTO outbox_events (tenant_id, event_type, payload)
+                 VALUES (${tenantId}, ${row.type}, ${row.payload}::jsonb)`
+    }))).pipe(Effect.orDie)

@@ -266,5 +266,38 @@ layer(Outbox.Default.pipe(Layer.provideMerge(TestSqlLive)), { excludeTestService
         assert.deepStrictEqual(slow.seen, [1, 2, 3, 4])
         assert.strictEqual(quick.attempts.get(2), 1, "the other subscriber handled each event once")
       }).pipe(Effect.scoped))
+
+    it.effect("handleMany takes a batch's events together; when it fails, each goes through handle", () =>
+      Effect.gen(function*() {
+        const one = recorder("together")
+        const batches: Array<ReadonlyArray<number>> = []
+        let refuse = false
+        const subscriber: OutboxSubscriber<"TenantCreated"> = {
+          ...one.subscriber,
+          handleMany: (events) =>
+            Effect.suspend(() => {
+              const ours = events.filter((e) => e.event.slug === "together")
+              if (refuse && ours.length > 0) return Effect.fail(new Error("refusing the batch"))
+              batches.push(ours.map((e) => e.event.tenant_id))
+              assert.isTrue(events.every((e) => e.meta.tenantId === PLATFORM_TENANT && e.meta.id > 0))
+              return Effect.void
+            })
+        }
+        yield* runSubscriber(subscriber, { ...fast, batchSize: 3 }).pipe(Effect.forkScoped)
+        yield* Effect.flatMap(
+          Outbox,
+          (outbox) => outbox.appendAllFor(PLATFORM_TENANT, [1, 2, 3, 4].map((n) => marked("together", n)))
+        )
+        yield* waitFor(() => batches.flat().length >= 4)
+        // Batches of at most three rows (the other tests' rows come first), in order, some of several events.
+        assert.deepStrictEqual(batches.flat(), [1, 2, 3, 4])
+        assert.isTrue(batches.every((b) => b.length <= 3) && batches.some((b) => b.length > 1))
+        assert.deepStrictEqual(one.seen, [], "handle is not called when the batch went through")
+
+        refuse = true
+        yield* appendAll("together", [5])
+        yield* waitFor(() => one.seen.length >= 1)
+        assert.deepStrictEqual(one.seen, [5])
+      }).pipe(Effect.scoped))
   }
 )

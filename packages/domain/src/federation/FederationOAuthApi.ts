@@ -3,7 +3,6 @@ import { Schema } from "effect"
 import { httpError } from "../http/ApiError.js"
 import { FederationDisabled } from "./FederationErrors.js"
 
-
 /** The token endpoint: its errors are RFC 6749's `{"error", "error_description"}`, never the D1 envelope. */
 export const OAUTH_TOKEN_PATH = "/api/v1/federation/oauth/token"
 /**

@@ -27,7 +27,10 @@ export interface DeliverySettings {
   readonly pollInterval: Duration.Duration
   readonly connectTimeout: Duration.Duration
   readonly requestTimeout: Duration.Duration
-  /** How long a claimed row stays with its sender: past the whole-request timeout, so a live send never loses it. */
+  /**
+   * How long a claimed row stays with its sender: past the time a claimed batch takes at the worst (every request
+   * timing out), so a live sender never loses a row to another.
+   */
   readonly lease: Duration.Duration
 }
 
@@ -47,7 +50,8 @@ export class DeliveryConfig extends Effect.Service<DeliveryConfig>()("Federation
       pollInterval: yield* duration("FEDERATION_WEBHOOK_POLL_INTERVAL", "1 second"),
       connectTimeout: yield* duration("FEDERATION_WEBHOOK_CONNECT_TIMEOUT", Duration.millis(CONNECT_TIMEOUT_MS)),
       requestTimeout,
-      lease: Duration.sum(requestTimeout, Duration.seconds(30))
+      // A batch waits for at most batchSize / concurrency rounds of requests before its last row is sent.
+      lease: Duration.sum(Duration.times(requestTimeout, 5), Duration.seconds(30))
     }
     return settings
   }).pipe(Effect.orDie)

@@ -85,41 +85,68 @@ export class DeliveryRepo extends Effect.Service<DeliveryRepo>()("FederationDeli
       sql.withTransaction(Effect.zipRight(sql`SET LOCAL synchronous_commit = off`, statements))
 
     /**
-     * One delivery per eligible partner of the community, set-wise and idempotent on (partner, outbox event):
-     * federation on (platform switch, whitelist), the event's toggle on, the partner receiving and holding signing
-     * credentials, and `optedIn` (identity's members that must have opted in) true. The webhook id is the row's own
-     * UUID, repeated in the body.
+     * One delivery per eligible partner of the community for each of `webhooks` (an outbox batch's, in commit
+     * order), in ONE statement, idempotent on (partner, outbox event): federation on (platform switch, whitelist),
+     * the event's toggle on (none: a retraction), the partner receiving and holding signing credentials, and every
+     * member the webhook names among `optedIn` (identity's opted-in members). The webhook id is the row's own UUID,
+     * repeated in the body. Delivery ids follow the events' order.
      */
     const enqueue = (input: {
       readonly tenant: { readonly id: number; readonly slug: string }
-      readonly event: string
-      readonly toggle: string | null
-      readonly sourceKey: string
-      readonly occurredAt: Date
-      readonly data: unknown
+      readonly webhooks: ReadonlyArray<{
+        readonly event: string
+        readonly toggle: string | null
+        readonly sourceKey: string
+        readonly occurredAt: Date
+        readonly data: unknown
+        readonly members: ReadonlyArray<number>
+      }>
       readonly optedIn: Fragment
     }) =>
-      sql`
+      input.webhooks.length === 0 ? Effect.void : sql`
+        WITH ev AS (
+          SELECT x.value ->> 'event' AS event, x.value ->> 'toggle' AS toggle, x.value ->> 'source_key' AS source_key,
+                 x.value ->> 'occurred_at' AS occurred_at, x.value -> 'data' AS data, x.value -> 'members' AS members,
+                 x.n
+          FROM jsonb_array_elements(${
+        JSON.stringify(input.webhooks.map((w) => ({
+          event: w.event,
+          toggle: w.toggle,
+          source_key: w.sourceKey,
+          occurred_at: w.occurredAt.toISOString(),
+          data: w.data,
+          members: w.members
+        })))
+      }::jsonb) WITH ORDINALITY AS x (value, n)
+        ), opted AS (SELECT o.user_id FROM (${input.optedIn}) o)
         INSERT INTO federation_deliveries (tenant_id, partner_id, webhook_id, event, body, source_key)
-        SELECT e.tenant_id, e.id, e.webhook_id, ${input.event}::text,
-               jsonb_build_object('id', e.webhook_id, 'event', ${input.event}::text, 'tenant', ${
+        SELECT e.tenant_id, e.partner_id, e.webhook_id, e.event,
+               jsonb_build_object('id', e.webhook_id, 'event', e.event, 'tenant', ${
         JSON.stringify(input.tenant)
-      }::jsonb, 'occurred_at', ${input.occurredAt.toISOString()}::text, 'data', ${JSON.stringify(input.data)}::jsonb),
-               ${input.sourceKey}::text
+      }::jsonb, 'occurred_at', e.occurred_at, 'data', e.data),
+               e.source_key
         FROM (
-          SELECT p.id, p.tenant_id, gen_random_uuid() AS webhook_id
-          FROM federation_partners p
+          SELECT p.id AS partner_id, p.tenant_id, ev.event, ev.source_key, ev.occurred_at, ev.data, ev.n,
+                 gen_random_uuid() AS webhook_id
+          FROM ev
+          JOIN federation_partners p ON p.tenant_id = ${input.tenant.id}
           JOIN federation_platform fp ON fp.enabled
           JOIN federation_tenant_settings s ON s.tenant_id = p.tenant_id AND s.whitelisted
-          WHERE p.tenant_id = ${input.tenant.id} AND ${sql.literal(RECEIVING)}
+          WHERE ${sql.literal(RECEIVING)}
             AND p.credential_keys @> ARRAY['api_key', 'signing_secret']::text[]
-            AND ${input.toggle === null ? sql`TRUE` : sql`coalesce((s.toggles ->> ${input.toggle})::boolean, false)`}
-            AND ${input.optedIn}
+            AND (ev.toggle IS NULL OR coalesce((s.toggles ->> ev.toggle)::boolean, false))
+            AND NOT EXISTS (
+              SELECT 1 FROM jsonb_array_elements_text(ev.members) m (id)
+              WHERE m.id::bigint NOT IN (SELECT user_id FROM opted))
             -- Last: any row written passed it, so this statement's commit does not wait for the WAL flush (see
-            -- withoutFlush for why that is safe); one round trip per event instead of four.
+            -- withoutFlush for why that is safe).
             AND set_config('synchronous_commit', 'off', true) IS NOT NULL
         ) e
+        ORDER BY e.n, e.partner_id
         ON CONFLICT (partner_id, source_key) DO NOTHING`.pipe(Effect.asVoid, dieOnSqlError)
+
+    /** No member at all, as the `optedIn` of webhooks that name none. */
+    const nobody = sql`SELECT NULL::bigint AS user_id WHERE false`
 
     /** Partners with a delivery due now (not held by a sender), federation on, breaker not open. */
     const duePartners = sql`
@@ -300,6 +327,7 @@ export class DeliveryRepo extends Effect.Service<DeliveryRepo>()("FederationDeli
 
     return {
       enqueue,
+      nobody,
       duePartners,
       partner,
       claim,

@@ -13,9 +13,10 @@ const logFailure = (what: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) =
 
 /**
  * Sends one partner's due deliveries until none are left (or it may not be sent to), keeping up to `concurrency`
- * requests in flight: whenever slots are free it claims that many due rows (`SKIP LOCKED`, with a lease) and starts
- * them. While the breaker is open nothing is sent; once its time is up a single delivery goes as the probe and the
- * others wait for its outcome. The partner's status, switches, toggles and credentials are read before every claim.
+ * requests in flight: it claims due rows a batch at a time (`SKIP LOCKED`, with a lease) and starts one whenever a
+ * slot is free. While the breaker is open nothing is sent (claimed rows are let go); once its time is up a single
+ * delivery goes as the probe and the others wait for its outcome. The partner's status, switches, toggles and
+ * credentials are read again before every claim.
  */
 const drainPartner = (partnerId: number) =>
   Effect.gen(function*() {
@@ -59,37 +60,48 @@ const drainPartner = (partnerId: number) =>
       yield* flush
     })
 
+    // Rows claimed ahead (a batch at a time, so claiming costs little per delivery), with the partner's URL and
+    // credentials as read when they were claimed.
+    const ready: Array<ClaimedDelivery> = []
+    let target: { readonly url: string; readonly credentials: OutboundCredentials } | undefined
+    const stop = Effect.suspend(() => Effect.zipRight(repo.release(ready.splice(0).map((d) => d.id)), allFinished))
+
     while (true) {
-      if (opened) return yield* allFinished
+      if (opened) return yield* stop
       if (inFlight >= settings.concurrency) {
         yield* oneFinished
         continue
       }
-      const found = yield* repo.partner(partnerId)
-      const partner = Option.getOrUndefined(found)
+      const next = ready.shift()
+      if (next !== undefined && target !== undefined) {
+        yield* start(next, target.url, target.credentials)
+        continue
+      }
+      const partner = Option.getOrUndefined(yield* repo.partner(partnerId))
       const url = partner?.webhook_url ?? null
       const receiving = partner !== undefined && (partner.status === "active" || partner.status === "failed")
-      if (!receiving || url === null || !partner.federation_on || partner.breaker === "open") {
-        return yield* allFinished
-      }
+      if (!receiving || url === null || !partner.federation_on || partner.breaker === "open") return yield* stop
       const credentials = yield* sender.credentialsOf(partner)
-      if (Option.isNone(credentials)) return yield* allFinished
+      if (Option.isNone(credentials)) return yield* stop
+      target = { url, credentials: credentials.value }
       const probing = partner.breaker === "half_open"
       if (probing && inFlight > 0) {
         yield* allFinished
         continue
       }
       const events = eventsAllowedBy(partner.toggles as Record<string, boolean>)
-      const limit = probing ? 1 : settings.concurrency - inFlight
-      const claimed = yield* repo.claim(partnerId, events, limit, settings.lease)
+      const claimed = yield* repo.claim(partnerId, events, probing ? 1 : settings.batchSize, settings.lease)
       if (claimed.length === 0) {
         if (inFlight === 0) return yield* flush
         yield* oneFinished
         continue
       }
-      for (const delivery of claimed) yield* start(delivery, url, credentials.value)
+      ready.push(...claimed)
       // The probe's outcome decides whether anything else goes.
-      if (probing) yield* allFinished
+      if (probing) {
+        yield* start(ready.shift()!, url, credentials.value)
+        yield* allFinished
+      }
     }
   }).pipe(
     Effect.scoped,
