@@ -100,6 +100,21 @@ export const federationKeysCreate: Command<"federation"> = {
 
 const LIST_PAGE = 100
 
+/** Every page of an admin (offset) list, {@link LIST_PAGE} items at a time. */
+const allPages = <A, E, R>(
+  fetch: (
+    page: number
+  ) => Effect.Effect<{ readonly data: ReadonlyArray<A>; readonly meta: { readonly has_more: boolean } }, E, R>
+) =>
+  Effect.gen(function*() {
+    const all: Array<A> = []
+    for (let page = 1;; page++) {
+      const { data, meta } = yield* fetch(page)
+      all.push(...data)
+      if (!meta.has_more) return all
+    }
+  })
+
 export const federationKeysList: Command<"federation"> = {
   name: "federation keys list",
   summary: "list a tenant's inbound federation API keys, newest first (no secrets)",
@@ -116,16 +131,9 @@ export const federationKeysList: Command<"federation"> = {
         if (status !== undefined && !Schema.is(ApiKeyStatus)(status)) {
           return yield* ValidationFailed.field("status", "must be active or revoked")
         }
-        const all: Array<ApiKeyView> = []
-        for (let page = 1;; page++) {
-          const { data, meta } = yield* keys.operator.list({
-            page,
-            per_page: LIST_PAGE,
-            ...(status === undefined ? {} : { status })
-          })
-          all.push(...data)
-          if (!meta.has_more) break
-        }
+        const all = yield* allPages((page) =>
+          keys.operator.list({ page, per_page: LIST_PAGE, ...(status === undefined ? {} : { status }) })
+        )
         return { json: all.map(keyJson), text: all.length === 0 ? "no API keys" : keysTable(all) }
       })
     )
@@ -186,16 +194,9 @@ export const federationPartnersList: Command<"federation"> = {
         if (status !== undefined && !Schema.is(PartnerStatus)(status)) {
           return yield* ValidationFailed.field("status", "must be pending, active, suspended or failed")
         }
-        const all: Array<FederationPartner> = []
-        for (let page = 1;; page++) {
-          const { data, meta } = yield* partners.operator.list({
-            page,
-            per_page: LIST_PAGE,
-            ...(status === undefined ? {} : { status })
-          })
-          all.push(...data)
-          if (!meta.has_more) break
-        }
+        const all = yield* allPages((page) =>
+          partners.operator.list({ page, per_page: LIST_PAGE, ...(status === undefined ? {} : { status }) })
+        )
         return { json: all.map(partnerJson), text: all.length === 0 ? "no partners" : partnersTable(all) }
       })
     )
