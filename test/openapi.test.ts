@@ -108,7 +108,7 @@ HttpApi.reflect(Api as unknown as HttpApi.HttpApi.AnyWithProps, {
         ? "optional"
         : "required",
       federation,
-      rateLimited: all.some((m) => "policy" in m && "limit" in (m.policy as object)),
+      rateLimited: all.some((m) => "policy" in m),
       codes: new Map(
         [...errors].map(([status, e]) => [status, Option.match(e.ast, { onNone: () => [], onSome: codesOf })])
       )

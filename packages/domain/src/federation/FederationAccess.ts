@@ -64,7 +64,7 @@ type FederationAccessOptions = {
 /** A middleware tag made by {@link FederationAccess}: the route's policy travels with the contract. */
 export type FederationAccessTag<Self, Name extends string> =
   & HttpApiMiddleware.TagClass<Self, Name, FederationAccessOptions>
-  & { readonly policy: FederationAccessPolicy }
+  & { readonly access: FederationAccessPolicy }
 
 /**
  * The one gate of `/api/v1/federation/*`, declared per endpoint with its policy:
@@ -82,5 +82,5 @@ export const FederationAccess =
   <Self>() =>
   <const Name extends string>(name: Name, policy: FederationAccessPolicy): FederationAccessTag<Self, Name> => {
     const Tag = HttpApiMiddleware.Tag<Self>()(name, { failure: FederationAccessFailure, provides: FederationCaller })
-    return Object.assign(Tag, { policy }) as FederationAccessTag<Self, Name>
+    return Object.assign(Tag, { access: policy }) as FederationAccessTag<Self, Name>
   }

@@ -44,16 +44,9 @@ const middlewareFacts = (middleware: ReadonlyArray<HttpApiMiddleware.TagClassAny
       ? "optional"
       : "required",
     federation,
-    rateLimits: middleware.flatMap((m) => {
-      const policy = (m as { readonly policy?: unknown }).policy
-      return isRateLimitPolicy(policy) ? [policy] : []
-    })
+    rateLimits: middleware.flatMap((m) => "policy" in m ? [m.policy as RateLimitPolicy] : [])
   }
 }
-
-/** Rate-limit tags carry their policy as `policy`; other tags (the federation access gate) carry other policies. */
-const isRateLimitPolicy = (policy: unknown): policy is RateLimitPolicy =>
-  typeof policy === "object" && policy !== null && "limit" in policy && "window" in policy && "scope" in policy
 
 /** For routes the contract did not have when it was annotated: the tenant and caller their errors reveal. */
 export const inferredFacts = (op: Operation, codes: Codes): OperationFacts => ({

@@ -50,7 +50,7 @@ const TOUCH_EVERY_MILLIS = 60_000
 
 type FederationAccessTagLike<I> =
   & Context.Tag<I, HttpApiMiddleware.HttpApiMiddleware<FederationCallerShape, typeof FederationAccessFailure.Type>>
-  & { readonly policy: FederationAccessPolicy }
+  & { readonly access: FederationAccessPolicy }
 
 /**
  * The middleware of a federation access tag declared in the contract (`FederationAccess` in the domain; the tags
@@ -69,7 +69,7 @@ export const federationAccessLayer = <I>(tag: FederationAccessTagLike<I>) =>
       const { trustProxy } = yield* AppConfig
       const keys = yield* ApiKeyStore
       const context = yield* Effect.context<ApiKeyStore | FederationTokens | NonceStore>()
-      const policy = tag.policy
+      const policy = tag.access
       const touched = new Map<number, number>()
 
       const touch = (keyId: number) =>

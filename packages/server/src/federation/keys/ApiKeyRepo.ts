@@ -1,5 +1,5 @@
 import { ApiKeyId, ApiKeyStatus, FederationScope } from "@timebank/domain"
-import { Effect, Option, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { pgArray } from "../../platform/SqlArrays.js"
 import { isUniqueViolation } from "../../platform/SqlErrors.js"
 import { DbDate, dbId, DbInt, decodeFirst, decodeRows, decodeSingle } from "../../platform/SqlRows.js"
@@ -47,7 +47,6 @@ const COLUMNS = "id, name, key_prefix, scopes, rate_limit_per_minute, signing_se
 const firstKey = decodeFirst(ApiKeyRow)
 const allKeys = decodeRows(ApiKeyRow)
 const count = decodeSingle(Schema.Struct({ n: DbInt }))
-const exists = decodeFirst(Schema.Struct({ id: DbInt }))
 
 /** The inbound API keys of the current tenant, as its admins manage them (authentication reads `ApiKeyStore`). */
 export class ApiKeyRepo extends Effect.Service<ApiKeyRepo>()("FederationApiKeyRepo", {
@@ -102,17 +101,6 @@ export class ApiKeyRepo extends Effect.Service<ApiKeyRepo>()("FederationApiKeyRe
             UPDATE federation_api_keys SET status = 'revoked', revoked_at = now()
             WHERE tenant_id = ${tenantId} AND id = ${id} AND status = 'active'
             RETURNING ${columns}`.pipe(firstKey)
-        ),
-
-      /** Whether `partnerId` is a partner of the tenant that is not deleted. */
-      partnerExists: (partnerId: number) =>
-        db.query((tenantId) =>
-          sql`
-            SELECT id FROM federation_partners
-            WHERE tenant_id = ${tenantId} AND id = ${partnerId} AND deleted_at IS NULL`.pipe(
-            exists,
-            Effect.map(Option.isSome)
-          )
         )
     } as const
   })

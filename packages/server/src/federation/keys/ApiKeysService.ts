@@ -15,6 +15,7 @@ import { randomBytes } from "node:crypto"
 import { requireTenantAdmin, TenantAdmin } from "../../platform/Policy.js"
 import { SecretBox } from "../../platform/SecretBox.js"
 import { decodeInput } from "../../platform/Validation.js"
+import { PartnerDirectory } from "../partners/PartnerDirectory.js"
 import { ApiKeyRepo, type ApiKeyRow } from "./ApiKeyRepo.js"
 import { hashApiKey } from "./ApiKeyStore.js"
 
@@ -52,9 +53,10 @@ export const toApiKeyView = (row: ApiKeyRow): ApiKeyView =>
  * its SHA-256 and its signing secret only sealed, so both are answered once, by `create`.
  */
 export class ApiKeysService extends Effect.Service<ApiKeysService>()("FederationApiKeysService", {
-  dependencies: [ApiKeyRepo.Default, SecretBox.Default],
+  dependencies: [ApiKeyRepo.Default, SecretBox.Default, PartnerDirectory.Default],
   effect: Effect.gen(function*() {
     const repo = yield* ApiKeyRepo
+    const partners = yield* PartnerDirectory
     const box = yield* SecretBox
 
     const found = (row: Option.Option<ApiKeyRow>) =>
@@ -66,7 +68,7 @@ export class ApiKeysService extends Effect.Service<ApiKeysService>()("Federation
       if (input.expires_at != null && input.expires_at.epochMillis <= Date.now()) {
         issues.push({ field: "expires_at", message: "must be in the future" })
       }
-      if (input.partner_id != null && !(yield* repo.partnerExists(input.partner_id))) {
+      if (input.partner_id != null && Option.isNone(yield* partners.find(input.partner_id))) {
         issues.push({ field: "partner_id", message: "is not a partner of this community" })
       }
       if (Arr.isNonEmptyArray(issues)) return yield* new ValidationFailed({ issues })
