@@ -16,6 +16,7 @@ import m0013 from "./0013_groups.js"
 import m0014 from "./0014_feed.js"
 import m0015 from "./0015_moderation.js"
 import m0016 from "./0016_federation.js"
+import m0017 from "./0017_federation_adapters.js"
 
 /** Forward-only migrations, in order. A landed migration is never edited; add a new one. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
@@ -34,5 +35,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0013_groups": m0013,
   "0014_feed": m0014,
   "0015_moderation": m0015,
-  "0016_federation": m0016
+  "0016_federation": m0016,
+  "0017_federation_adapters": m0017
 }

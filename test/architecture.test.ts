@@ -87,6 +87,11 @@ const TABLES: Record<string, ReadonlyArray<string>> = {
     "federation_deliveries",
     "federation_delivery_attempts",
     "federation_webhook_receipts",
+    "federation_member_accounts",
+    "federation_jsonapi_transfers",
+    "federation_cc_chains",
+    "federation_cc_relays",
+    "federation_outbound_transfers",
     "federation_transactions",
     "federation_messages",
     "federated_records"

@@ -1,5 +1,5 @@
 import { assert, layer } from "@effect/vitest"
-import { NO_TOGGLES, TenantId } from "@timebank/domain"
+import { defaultCurrencyCode, NO_TOGGLES, TenantId } from "@timebank/domain"
 import { FederationSwitches } from "@timebank/server"
 import { Effect } from "effect"
 import { errorsOf } from "../fixtures/bodies.js"
@@ -129,7 +129,7 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })("federat
       const c = yield* community({ signIn: "token" })
       yield* setPlatformFederation(false)
       const res = yield* rawRequest("GET", SETTINGS, { headers: c.adminHeaders })
-      // The exact wire envelope: data is D13's object, nothing else.
+      // The exact wire envelope: data is D13's object and D16's currency code, nothing else.
       assert.strictEqual(res.status, 200, res.text)
       assert.deepStrictEqual(res.body, {
         data: {
@@ -140,7 +140,8 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })("federat
           events: false,
           groups: false,
           reviews: false,
-          volunteering: false
+          volunteering: false,
+          currency_code: defaultCurrencyCode(c.tenant.id)
         },
         meta: { platform_enabled: false, whitelisted: false }
       })
@@ -159,17 +160,33 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })("federat
         payload: { listings: true, events: true },
         withResponse: true
       }).pipe(expectStatus(200))
-      assert.deepStrictEqual(first.data, { ...NO_TOGGLES, listings: true, events: true })
+      assert.deepStrictEqual(first.data, {
+        ...NO_TOGGLES,
+        listings: true,
+        events: true,
+        currency_code: defaultCurrencyCode(c.tenant.id)
+      })
       const second = yield* c.admin.client.adminFederationSettings.update({ payload: { events: false, reviews: true } })
-      assert.deepStrictEqual(second.data, { ...NO_TOGGLES, listings: true, reviews: true })
+      assert.deepStrictEqual(second.data, {
+        ...NO_TOGGLES,
+        listings: true,
+        reviews: true,
+        currency_code: defaultCurrencyCode(c.tenant.id)
+      })
       // An empty change changes nothing.
       const empty = yield* c.admin.client.adminFederationSettings.update({ payload: {} })
       assert.deepStrictEqual(empty.data, second.data)
-      assert.deepStrictEqual((yield* storedTenant(c.tenant)).toggles, second.data)
+      assert.deepStrictEqual(
+        { ...(yield* storedTenant(c.tenant)).toggles, currency_code: second.data.currency_code },
+        second.data
+      )
       assert.deepStrictEqual((yield* c.admin.client.adminFederationSettings.get()).data, second.data)
       // The neighbour's toggles are its own.
       assert.deepStrictEqual((yield* storedTenant(neighbour.tenant)).toggles, NO_TOGGLES)
-      assert.deepStrictEqual((yield* neighbour.admin.client.adminFederationSettings.get()).data, NO_TOGGLES)
+      assert.deepStrictEqual((yield* neighbour.admin.client.adminFederationSettings.get()).data, {
+        ...NO_TOGGLES,
+        currency_code: defaultCurrencyCode(neighbour.tenant.id)
+      })
     }))
 
   it.effect("unknown toggles and non-booleans are 422, one entry per field, and change nothing", () =>
@@ -212,7 +229,11 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })("federat
       const visiting = yield* superAdmin
       const client = yield* apiClient({ ...visiting.headers, ...tenantHeaders(c.tenant) })
       const changed = yield* client.adminFederationSettings.update({ payload: { groups: true } })
-      assert.deepStrictEqual(changed.data, { ...NO_TOGGLES, groups: true })
+      assert.deepStrictEqual(changed.data, {
+        ...NO_TOGGLES,
+        groups: true,
+        currency_code: defaultCurrencyCode(c.tenant.id)
+      })
       // A second admin of the same community sees it too.
       const secondAdmin = yield* actor(yield* makeAdmin(c.tenant), "token")
       assert.isTrue((yield* secondAdmin.client.adminFederationSettings.get()).data.groups)

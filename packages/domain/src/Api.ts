@@ -10,6 +10,7 @@ import { EventRemindersApi } from "./events/RemindersApi.js"
 import { EventSeriesApi } from "./events/SeriesApi.js"
 import { FederatedBrowseApi } from "./federation/FederatedBrowseApi.js"
 import { FederatedMessagesApi } from "./federation/FederatedMessagesApi.js"
+import { FederationAccountApi } from "./federation/FederationAccountsApi.js"
 import { FederationDeliveriesApi } from "./federation/FederationDeliveriesApi.js"
 import { FederationInboundApi } from "./federation/FederationInboundApi.js"
 import { AdminFederationKeysApi } from "./federation/FederationKeysApi.js"
@@ -123,6 +124,7 @@ class Contract extends HttpApi.make("timebank")
   .add(FederationTransactionsApi)
   .add(FederationWritesApi)
   .add(FederatedMessagesApi)
+  .add(FederationAccountApi)
   .addError(ValidationFailedResponse)
   .annotate(OpenApi.Title, "timebank")
   .annotate(OpenApi.Version, "2.0.0")

@@ -23,7 +23,12 @@ import {
 import { Effect, Layer } from "effect"
 import { ConnectionsLive } from "./connections/index.js"
 import { EventsClusterLive, EventsLive } from "./events/index.js"
-import { FederationClusterLive, FederationLive, FederationMiddlewareLive } from "./federation/index.js"
+import {
+  FederationClusterLive,
+  FederationDialects,
+  FederationLive,
+  FederationMiddlewareLive
+} from "./federation/index.js"
 import { FeedClusterLive, FeedLive } from "./feed/index.js"
 import { GroupsLive } from "./groups/index.js"
 import {
@@ -173,7 +178,7 @@ export const makeHttpLive = <R>(api: HttpApi.HttpApi.Any, apiLive: Layer.Layer<H
     return HttpApiBuilder.serve().pipe(
       // No trace exporter is configured yet; a span per request would only cost time.
       HttpMiddleware.withTracerDisabledWhen(() => true),
-      Layer.provide(httpEdge({ routes, maxBodyBytes: config.maxBodyBytes })),
+      Layer.provide(httpEdge({ routes, maxBodyBytes: config.maxBodyBytes, dialects: FederationDialects })),
       Layer.provide(HttpApiSwagger.layer({ path: DOCS_PATH })),
       Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: OPENAPI_PATH })),
       Layer.provide(RawRoutesLive),

@@ -41,3 +41,19 @@ export class AlreadyRevoked extends ApiError<AlreadyRevoked>()("AlreadyRevoked",
 export class FederationStateConflict
   extends ApiError<FederationStateConflict>()("FederationStateConflict", "INVALID_STATE", 409)
 {}
+
+/** A member who has not opted in to federation cannot send credits to partners (decisions D16). */
+export class FederationOptInRequired
+  extends ApiError<FederationOptInRequired>()("FederationOptInRequired", "FEDERATION_OPT_IN_REQUIRED", 403)
+{}
+
+/** The partner is not `active`: no money moves with it (decisions D16). */
+export class PartnerNotActive extends ApiError<PartnerNotActive>()("PartnerNotActive", "PARTNER_NOT_ACTIVE", 409) {}
+
+/** The amount has no exact value in the partner's units (decisions D16): we never round silently. */
+export class AmountNotRepresentable
+  extends ApiError<AmountNotRepresentable>()("AmountNotRepresentable", "AMOUNT_NOT_REPRESENTABLE", 422)
+{}
+
+/** The currency code is taken by another community (decisions D16). */
+export class CurrencyCodeTaken extends ApiError<CurrencyCodeTaken>()("CurrencyCodeTaken", "CURRENCY_CODE_TAKEN", 409) {}

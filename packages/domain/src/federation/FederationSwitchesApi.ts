@@ -6,6 +6,8 @@ import { Authentication } from "../identity/Authentication.js"
 import { TenantIdPath } from "../tenancy/SuperTenantsApi.js"
 import { TenantMiddleware } from "../tenancy/TenancyApi.js"
 import { TenantId } from "../tenancy/Tenant.js"
+import { CurrencyCode } from "./FederationAccountsApi.js"
+import { CurrencyCodeTaken } from "./FederationErrors.js"
 
 /** The platform's federation switch (decisions D13a): `false`, the default, is federation off everywhere. */
 export const PlatformFederation = Schema.Struct({
@@ -31,8 +33,23 @@ export const FederationSettings = Schema.Struct({
 })
 export type FederationSettings = typeof FederationSettings.Type
 
-/** Some toggles, as a tenant admin sends them: known keys only, booleans only; the others keep their values. */
-export const FederationSettingsInput = Schema.partialWith(FederationSettings, { exact: true }).annotations({
+/**
+ * Some toggles and the currency code, as a tenant admin sends them: known keys only, booleans only; the others keep
+ * their values. `currency_code` null goes back to the default code.
+ */
+const optionalToggle = Schema.optionalWith(Schema.Boolean, { exact: true })
+
+export const FederationSettingsInput = Schema.Struct({
+  profiles: optionalToggle,
+  messaging: optionalToggle,
+  transactions: optionalToggle,
+  listings: optionalToggle,
+  events: optionalToggle,
+  groups: optionalToggle,
+  reviews: optionalToggle,
+  volunteering: optionalToggle,
+  currency_code: Schema.optionalWith(Schema.NullOr(CurrencyCode), { exact: true })
+}).annotations({
   parseOptions: { onExcessProperty: "error" }
 })
 export type FederationSettingsInput = typeof FederationSettingsInput.Type
@@ -44,8 +61,16 @@ export const FederationSettingsMeta = Schema.Struct({
 })
 export type FederationSettingsMeta = typeof FederationSettingsMeta.Type
 
-/** `{"data": <the eight toggles>, "meta": {"platform_enabled", "whitelisted"}}`. */
-export const FederationSettingsEnvelope = Schema.Struct({ data: FederationSettings, meta: FederationSettingsMeta })
+/** The eight toggles and the community's currency code (decisions D16). */
+export const FederationSettingsView = Schema.Struct({
+  ...FederationSettings.fields,
+  currency_code: Schema.String.annotations({
+    description: "The community's currency code towards partners; by default its id in base 36, 0-padded to 4"
+  })
+})
+
+/** `{"data": <the eight toggles and currency_code>, "meta": {"platform_enabled", "whitelisted"}}`. */
+export const FederationSettingsEnvelope = Schema.Struct({ data: FederationSettingsView, meta: FederationSettingsMeta })
 
 /** One community's federation switches, as platform super-admins see them. */
 export const TenantFederationView = Schema.Struct({
@@ -122,9 +147,15 @@ export class AdminFederationSettingsApi extends HttpApiGroup.make("adminFederati
   .add(
     HttpApiEndpoint.put("update", SETTINGS)
       .annotate(OpenApi.Summary, "Update the federation settings")
-      .annotate(OpenApi.Description, "Changes the toggles sent (booleans); the others keep their values")
+      .annotate(
+        OpenApi.Description,
+        "Changes the toggles sent (booleans); the others keep their values. `currency_code` sets the code partners " +
+          "address this community by (`^[A-Z][A-Z0-9]{3}$`; taken by another community → 409 " +
+          "`CURRENCY_CODE_TAKEN`; null → the default)"
+      )
       .setPayload(FederationSettingsInput)
       .addSuccess(FederationSettingsEnvelope)
+      .addError(httpError(CurrencyCodeTaken))
   )
   .addError(httpError(Forbidden))
   .middleware(Authentication)

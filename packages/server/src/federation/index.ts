@@ -1,5 +1,8 @@
 import { Layer } from "effect"
+import type { WireDialect } from "../platform/WireDialect.js"
+import { FederationAccountHttpLive } from "./accounts/FederationAccountHttp.js"
 import { FederationAccessLive } from "./auth/FederationAccessLive.js"
+import { OAuthDialect } from "./auth/OAuthDialect.js"
 import { FederationOAuthLive } from "./auth/OAuthHttp.js"
 import { InboundReadsHttpLive } from "./inbound/InboundReadsHttp.js"
 import { FederatedBrowseHttpLive } from "./ingest/FederatedBrowseHttp.js"
@@ -46,8 +49,12 @@ export const FederationLive = Layer.mergeAll(
   InboundReadsHttpLive,
   FederatedBrowseHttpLive,
   FederatedTransactionsLive,
-  FederatedWritesLive
+  FederatedWritesLive,
+  FederationAccountHttpLive
 )
 
 /** What federation runs on the cluster: the outbound webhook subscriber and delivery workers. */
 export const FederationClusterLive = Layer.mergeAll(OutboundClusterLive)
+
+/** The federation routes that speak a peer's wire format, for the HTTP edge (first match wins). */
+export const FederationDialects: ReadonlyArray<WireDialect> = [OAuthDialect]

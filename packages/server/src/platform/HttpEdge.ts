@@ -7,13 +7,13 @@ import {
   HttpServerResponse,
   type Multipart
 } from "@effect/platform"
-import { type ErrorBody, OAUTH_TOKEN_PATH, PATH_PARAM_NOT_FOUND } from "@timebank/domain"
+import { type ErrorBody, PATH_PARAM_NOT_FOUND } from "@timebank/domain"
 import { Cause, Effect, Either, Option } from "effect"
 import { randomUUID } from "node:crypto"
-import { toOAuthError } from "./OAuthErrors.js"
 import { payloadTooLarge } from "./RequestBody.js"
 import { guardRequest, RefusedInput } from "./RequestGuard.js"
 import type { RouteTable } from "./RouteTable.js"
+import { dialectOf, rewriteWith, type WireDialect } from "./WireDialect.js"
 
 export const errorJson = (status: number, body: ErrorBody, headers: Record<string, string> = {}) =>
   HttpServerResponse.unsafeJson(body, { status, headers })
@@ -27,6 +27,8 @@ const pickRequestId = (sent: string | undefined): string => (sent && REQUEST_ID.
 interface EdgeOptions {
   readonly routes: RouteTable
   readonly maxBodyBytes: number
+  /** Route families that answer in another platform's wire format (OAuth, JSON:API, Credit Commons). */
+  readonly dialects?: ReadonlyArray<WireDialect>
 }
 
 /**
@@ -44,8 +46,10 @@ export const httpEdge = (options: EdgeOptions) =>
       yield* HttpApp.appendPreResponseHandler((_req, response) =>
         Effect.succeed(HttpServerResponse.setHeader(response, "x-request-id", requestId))
       )
-      if (pathOf(request.url) === OAUTH_TOKEN_PATH) {
-        yield* HttpApp.appendPreResponseHandler((_req, r) => toOAuthError(r))
+      const dialect = dialectOf(options.dialects ?? [], pathOf(request.url))
+      if (dialect !== undefined) {
+        const rewrite = rewriteWith(dialect)
+        yield* HttpApp.appendPreResponseHandler((_req, r) => rewrite(r))
       }
       const maxBodyBytes = bodyCapOf(request, options)
       // Refuse a declared oversize body before reading it, so the client gets the 413 instead of a reset socket.

@@ -63,9 +63,12 @@ const checkHeaders = (headers: Readonly<Record<string, string | undefined>>): Re
  */
 type BodyKind = "json" | "form" | "text" | "multipart" | "other"
 
+/** JSON under a structured media type (`application/vnd.api+json`, RFC 6839), read as JSON like `application/json`. */
+const JSON_SUFFIX = /^\s*application\/[a-z0-9!#$&^_.-]+\+json\s*(;|$)/
+
 const bodyKindOf = (contentType: string | undefined): BodyKind => {
   const type = (contentType ?? "application/json").toLowerCase()
-  if (type.includes("application/json")) return "json"
+  if (type.includes("application/json") || JSON_SUFFIX.test(type)) return "json"
   if (type.includes("multipart/form-data")) return "multipart"
   if (type.includes("x-www-form-urlencoded")) return "form"
   return type.trimStart().startsWith("text/") ? "text" : "other"
@@ -170,7 +173,17 @@ const guardJson = (request: HttpServerRequest.HttpServerRequest, raw: Uint8Array
   const verdict = scanJson(value)
   if (verdict._tag === "TooDeep") return Effect.fail(invalidJson("Request body is nested too deeply"))
   if (verdict._tag === "Refused") return Effect.fail(unprocessable(verdict.strings))
-  return Effect.succeed(withBody(request, raw, text, value))
+  return Effect.succeed(withBody(asPlainJson(request), raw, text, value))
+}
+
+/**
+ * A `+json` request as the HttpApi reads bodies: its decoder takes only `application/json` as JSON, so the
+ * handler sees that type (the body is already parsed and checked).
+ */
+const asPlainJson = (request: HttpServerRequest.HttpServerRequest): HttpServerRequest.HttpServerRequest => {
+  const type = request.headers["content-type"]
+  if (type === undefined || type.toLowerCase().includes("application/json")) return request
+  return request.modify({ headers: { ...request.headers, "content-type": "application/json" } })
 }
 
 const guardForm = (request: HttpServerRequest.HttpServerRequest, raw: Uint8Array) => {

@@ -1,8 +1,6 @@
 import { Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
-import http from "node:http"
-import https from "node:https"
-import type { Socket } from "node:net"
+import { partnerRequest } from "../protocols/PartnerHttp.js"
 import { signedHeaders } from "../signing/FederationSignature.js"
 
 /**
@@ -10,9 +8,7 @@ import { signedHeaders } from "../signing/FederationSignature.js"
  * Shared by the partners admin routes and the outbound webhook workers.
  */
 
-/** Connect timeout and whole-request timeout of D13. */
-export const CONNECT_TIMEOUT_MS = 5_000
-export const REQUEST_TIMEOUT_MS = 10_000
+export { CONNECT_TIMEOUT_MS, isSuccess, REQUEST_TIMEOUT_MS } from "../protocols/PartnerHttp.js"
 
 /** What we sign and authenticate with towards one partner (native: the key that partner issued to us). */
 export interface OutboundCredentials {
@@ -65,101 +61,47 @@ export interface SignedPostResult {
   readonly error: string | null
 }
 
-export const isSuccess = (result: SignedPostResult) =>
-  result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300
-
 /**
  * Sends one signed POST and reports how it went; it never fails. Bearer = the partner's key, the four
- * `X-Federation-*` headers signed with its secret over `POST\nPATH?QUERY\nTIMESTAMP\nNONCE\nBODY`. A receiver that
- * does not accept the connection within 5 s, or does not finish answering within 10 s, ends as a timeout. Errors
- * never carry the credentials.
+ * `X-Federation-*` headers signed with its secret over `POST\nPATH?QUERY\nTIMESTAMP\nNONCE\nBODY`. Timeouts and
+ * errors as {@link partnerRequest}.
  */
 export const signedPost = (input: SignedPostInput): Effect.Effect<SignedPostResult> =>
   Effect.suspend(() => {
-    const started = Date.now()
-    const done = (statusCode: number | null, error: string | null): SignedPostResult => ({
-      statusCode,
-      latencyMs: Date.now() - started,
-      error
-    })
-    let target: URL
-    try {
-      target = new URL(input.url)
-    } catch {
-      return Effect.succeed(done(null, "invalid URL"))
-    }
-    if (target.protocol !== "https:" && target.protocol !== "http:") {
-      return Effect.succeed(done(null, `unsupported protocol ${target.protocol}`))
-    }
     const body = typeof input.body === "string" ? input.body : JSON.stringify(input.body)
-    const headers: Record<string, string> = {
-      "content-type": "application/json",
-      "content-length": String(Buffer.byteLength(body)),
-      "authorization": `Bearer ${input.credentials.apiKey}`,
-      "x-federation-webhook-id": input.webhookId,
-      "user-agent": "timebank-federation/1",
-      ...signedHeaders({
-        secret: input.credentials.signingSecret,
-        platformId: platformIdOf(input.credentials),
-        method: "POST",
-        path: `${target.pathname}${target.search}`,
-        body,
-        nonce: input.nonce ?? randomUUID(),
-        nowMillis: input.nowMillis ?? started
-      })
+    let path: string
+    try {
+      const target = new URL(input.url)
+      path = `${target.pathname}${target.search}`
+    } catch {
+      return Effect.succeed({ statusCode: null, latencyMs: 0, error: "invalid URL" })
     }
-    const connectMs = input.connectTimeoutMs ?? CONNECT_TIMEOUT_MS
-    const wholeMs = input.timeoutMs ?? REQUEST_TIMEOUT_MS
-
-    return Effect.async<SignedPostResult>((resume, signal) => {
-      let settled = false
-      const timers: Array<NodeJS.Timeout> = []
-      const finish = (statusCode: number | null, error: string | null) => {
-        if (settled) return
-        settled = true
-        timers.forEach(clearTimeout)
-        resume(Effect.succeed(done(statusCode, error)))
-      }
-      let request: http.ClientRequest
-      try {
-        request = (target.protocol === "https:" ? https : http).request(target, {
-          method: "POST",
-          headers,
-          signal
-        }, (response) => {
-          const status = response.statusCode ?? 0
-          response.on("error", (e) => finish(null, `response failed: ${e.message}`))
-          response.on(
-            "end",
-            () => finish(status, status >= 200 && status < 300 ? null : `answered with HTTP ${status}`)
-          )
-          response.resume()
-        })
-      } catch (e) {
-        // Node refuses header values it cannot send (a credential with a line break): its message names the
-        // header, never the value.
-        finish(null, `request failed: ${(e as Error).message}`)
-        return
-      }
-      const fail = (error: string) => {
-        request.destroy()
-        finish(null, error)
-      }
-      timers.push(setTimeout(() => fail(`timeout: no complete answer within ${wholeMs} ms`), wholeMs))
-      request.on("socket", (socket: Socket) => {
-        if (!socket.connecting) return
-        const connectTimer = setTimeout(() => fail(`timeout: could not connect within ${connectMs} ms`), connectMs)
-        timers.push(connectTimer)
-        socket.once("connect", () => clearTimeout(connectTimer))
+    return Effect.map(
+      partnerRequest({
+        method: "POST",
+        url: input.url,
+        body,
+        headers: {
+          "content-type": "application/json",
+          "authorization": `Bearer ${input.credentials.apiKey}`,
+          "x-federation-webhook-id": input.webhookId,
+          ...signedHeaders({
+            secret: input.credentials.signingSecret,
+            platformId: platformIdOf(input.credentials),
+            method: "POST",
+            path,
+            body,
+            nonce: input.nonce ?? randomUUID(),
+            nowMillis: input.nowMillis ?? Date.now()
+          })
+        },
+        ...(input.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: input.connectTimeoutMs }),
+        ...(input.timeoutMs === undefined ? {} : { timeoutMs: input.timeoutMs })
+      }),
+      (response): SignedPostResult => ({
+        statusCode: response.statusCode,
+        latencyMs: response.latencyMs,
+        error: response.error
       })
-      request.on("error", (e) => finish(null, describe(e)))
-      request.end(body)
-      return Effect.sync(() => {
-        settled = true
-        timers.forEach(clearTimeout)
-        request.destroy()
-      })
-    })
+    )
   })
-
-const describe = (e: Error) => `request failed: ${e.message}`

@@ -29,6 +29,16 @@ export class FederationSwitches extends Effect.Service<FederationSwitches>()("Fe
       platformEnabled: platform.get("platform"),
       /** A community's whitelist and toggles. */
       tenant: (tenantId: number): Effect.Effect<TenantFederation> => tenants.get(tenantId),
+      /**
+       * Whether a request that names its community itself (not by a key: `{CODE}` routes, Credit Commons) may use
+       * `toggle` there: platform switch, an active whitelisted community, the toggle (decisions D13a's order).
+       */
+      openFor: (tenant: { readonly id: number; readonly status: string }, toggle: FederationToggle) =>
+        Effect.gen(function*() {
+          if (!(yield* platform.get("platform")) || tenant.status !== "active") return false
+          const settings = yield* tenants.get(tenant.id)
+          return settings.whitelisted && settings.toggles[toggle]
+        }),
       /** Read fresh, for the admin routes: what they show must be what was just saved. */
       platformEnabledNow: repo.platformEnabled,
       tenantNow: repo.tenant,

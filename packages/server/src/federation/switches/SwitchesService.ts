@@ -10,6 +10,7 @@ import {
 import { Effect, Option } from "effect"
 import { PlatformAdmin, requirePlatformAdmin, requireTenantAdmin, TenantAdmin } from "../../platform/Policy.js"
 import { TenantDirectory } from "../../tenancy/TenantDirectory.js"
+import { FederationAccounts } from "../accounts/FederationAccounts.js"
 import { FederationSwitches } from "./FederationSwitches.js"
 
 /**
@@ -18,10 +19,11 @@ import { FederationSwitches } from "./FederationSwitches.js"
  * admin sees what was just saved; these routes work whatever the switches say.
  */
 export class SwitchesService extends Effect.Service<SwitchesService>()("FederationSwitchesService", {
-  dependencies: [FederationSwitches.Default, TenantDirectory.Default],
+  dependencies: [FederationSwitches.Default, TenantDirectory.Default, FederationAccounts.Default],
   effect: Effect.gen(function*() {
     const switches = yield* FederationSwitches
     const tenants = yield* TenantDirectory
+    const accounts = yield* FederationAccounts
 
     const platform = Effect.map(switches.platformEnabledNow, (enabled): PlatformFederation => ({ enabled }))
 
@@ -38,11 +40,14 @@ export class SwitchesService extends Effect.Service<SwitchesService>()("Federati
         toggles: t.toggles
       }))
 
-    /** The eight toggles as `data`, the super-admins' switches above them as `meta`. */
+    /** The eight toggles and the currency code as `data`, the super-admins' switches above them as `meta`. */
     const settingsOf = (tenantId: number) =>
       Effect.map(
-        Effect.all([switches.tenantNow(tenantId), switches.platformEnabledNow]),
-        ([t, enabled]) => ({ data: t.toggles, meta: { platform_enabled: enabled, whitelisted: t.whitelisted } })
+        Effect.all([switches.tenantNow(tenantId), switches.platformEnabledNow, accounts.currencyCode(tenantId)]),
+        ([t, enabled, code]) => ({
+          data: { ...t.toggles, currency_code: code },
+          meta: { platform_enabled: enabled, whitelisted: t.whitelisted }
+        })
       )
 
     return {
@@ -75,8 +80,10 @@ export class SwitchesService extends Effect.Service<SwitchesService>()("Federati
       updateSettings: Effect.fn("FederationSwitches.updateSettings")(function*(input: FederationSettingsInput) {
         yield* TenantAdmin
         const tenant = yield* CurrentTenant
+        const { currency_code, ...toggles } = input
+        if (currency_code !== undefined) yield* accounts.setCurrencyCode(tenant.id, currency_code)
         // An empty change is a valid partial update that changes nothing.
-        if (Object.keys(input).length > 0) yield* switches.setToggles(tenant.id, input)
+        if (Object.keys(toggles).length > 0) yield* switches.setToggles(tenant.id, toggles)
         return yield* settingsOf(tenant.id)
       }, requireTenantAdmin)
     } as const

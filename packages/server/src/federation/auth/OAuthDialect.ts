@@ -1,5 +1,7 @@
 import { HttpServerResponse } from "@effect/platform"
+import { OAUTH_TOKEN_PATH } from "@timebank/domain"
 import { Effect } from "effect"
+import type { WireDialect } from "../../platform/WireDialect.js"
 
 interface Envelope {
   readonly errors?: ReadonlyArray<{ readonly message?: unknown; readonly field?: unknown }>
@@ -16,7 +18,7 @@ const describe = (envelope: Envelope) =>
  * body that is not a form) would be a D1 `{"errors": [...]}` 400 or 422; here it becomes 400
  * `{"error": "invalid_request", "error_description"}`. Other statuses (413, 429, 503) keep the envelope.
  */
-export const toOAuthError = (response: HttpServerResponse.HttpServerResponse) => {
+const toOAuthError = (response: HttpServerResponse.HttpServerResponse) => {
   if ((response.status !== 400 && response.status !== 422) || response.body._tag !== "Uint8Array") {
     return Effect.succeed(response)
   }
@@ -33,4 +35,11 @@ export const toOAuthError = (response: HttpServerResponse.HttpServerResponse) =>
       { status: 400, headers: response.headers }
     )
   )
+}
+
+/** `POST /api/v1/federation/oauth/token` answers its errors as RFC 6749 says. */
+export const OAuthDialect: WireDialect = {
+  name: "oauth",
+  matches: (path) => path === OAUTH_TOKEN_PATH,
+  rewrite: toOAuthError
 }
