@@ -35,13 +35,13 @@ export class FederationAccounts extends Effect.Service<FederationAccounts>()("Fe
     const currencyCode = (tenantId: number) =>
       Effect.map(repo.storedCode(tenantId), Option.getOrElse(() => defaultCurrencyCode(tenantId)))
 
-    /** The community a default code names, unless that community set a code of its own. */
+    /** The existing community a default code names, unless that community set a code of its own. */
     const tenantOfDefaultCode = (code: string) => {
       const id = tenantIdOfDefaultCode(code)
       if (id === undefined || id < 1 || defaultCurrencyCode(id) !== code) return Effect.succeedNone
-      return Effect.flatMap(
-        repo.storedCode(id),
-        (stored) => Option.isSome(stored) ? Effect.succeedNone : Effect.succeed(Option.some(id))
+      return Effect.map(
+        Effect.all([repo.storedCode(id), tenants.findById(id)]),
+        ([stored, tenant]) => Option.isNone(stored) && Option.isSome(tenant) ? Option.some(id) : Option.none()
       )
     }
 
