@@ -31,12 +31,15 @@ export default Effect.gen(function*() {
       tenant_id bigint NOT NULL REFERENCES tenants (id),
       id uuid NOT NULL,
       partner_id bigint NOT NULL REFERENCES federation_partners (id),
-      state text NOT NULL CHECK (state IN ('new', 'committed', 'deleted')),
+      -- submitted: the ledger is crediting it (Komunitin's name for a transfer sent to its ledger).
+      state text NOT NULL CHECK (state IN ('new', 'submitted', 'committed', 'deleted')),
       amount bigint NOT NULL CHECK (amount > 0),
       meta jsonb NOT NULL,
       payer_account_id uuid NOT NULL,
       payer_href text,
       payee_user_id bigint NOT NULL REFERENCES users (id),
+      -- The payee's account UUID as the partner named it (federation_member_accounts never changes it).
+      payee_account_id uuid NOT NULL,
       request_hash text NOT NULL,
       transaction_id bigint REFERENCES ledger_transactions (id),
       created_at timestamptz NOT NULL DEFAULT now(),
@@ -95,6 +98,8 @@ export default Effect.gen(function*() {
       transaction_id bigint REFERENCES ledger_transactions (id),
       reversal_transaction_id bigint REFERENCES ledger_transactions (id),
       failure jsonb,
+      -- The call went out and no answer came: the partner may have acted on it (a failed row's reconciliation).
+      outcome_unknown boolean NOT NULL DEFAULT false,
       created_at timestamptz NOT NULL DEFAULT now(),
       updated_at timestamptz NOT NULL DEFAULT now(),
       UNIQUE (tenant_id, user_id, idempotency_key)

@@ -1,6 +1,13 @@
 import { HttpApi, HttpApiMiddleware, OpenApi } from "@effect/platform"
 import { assert, describe, it, layer } from "@effect/vitest"
-import { Api, CurrentTenant, FederationCaller } from "@timebank/domain"
+import {
+  Api,
+  CreditCommonsDialectDoc,
+  CurrentTenant,
+  FEDERATION_DIALECT_DOCS,
+  FederationCaller,
+  JsonApiDialectDoc
+} from "@timebank/domain"
 import { Effect, Option, SchemaAST as AST } from "effect"
 import { lintOpenApi } from "./fixtures/openApiLint.js"
 import { rawRequest, TestApp } from "./fixtures/TestApp.js"
@@ -200,14 +207,20 @@ describe("the OpenAPI document of the contract", () => {
     const entry = envelope.properties!["errors"]!.items!
     assert.deepStrictEqual(entry.required, ["code", "message"])
     assert.deepStrictEqual(Object.keys(entry.properties!), ["code", "message", "field"])
-    for (const { op } of operations) {
+    for (const { op, path } of operations) {
+      // Routes in a peer's wire format document its media type and error schema instead (decisions D16).
+      const dialect = FEDERATION_DIALECT_DOCS.find((d) => d.documents(path))
+      const mediaType = dialect?.mediaType ?? "application/json"
+      const schema = `#/components/schemas/${dialect?.errorSchemaName ?? "ErrorEnvelope"}`
       for (const [status, r] of Object.entries(op.responses)) {
         if (Number(status) < 400) continue
         const content = response(r).content
-        assert.deepStrictEqual(Object.keys(content ?? {}), ["application/json"], `${op.operationId} ${status}`)
-        assert.strictEqual(content!["application/json"]!.schema.$ref, "#/components/schemas/ErrorEnvelope")
+        assert.deepStrictEqual(Object.keys(content ?? {}), [mediaType], `${op.operationId} ${status}`)
+        assert.strictEqual(content![mediaType]!.schema.$ref, schema, `${op.operationId} ${status}`)
       }
     }
+    assert.deepStrictEqual(doc.components.schemas["JsonApiErrors"], JsonApiDialectDoc.errorSchema)
+    assert.deepStrictEqual(doc.components.schemas["CreditCommonsErrors"], CreditCommonsDialectDoc.errorSchema)
     const text = JSON.stringify(doc)
     for (const name of ["HttpApiDecodeError", "Issue", "PropertyKey", "NumberFromString"]) {
       assert.notProperty(doc.components.schemas, name)
@@ -248,9 +261,13 @@ describe("the OpenAPI document of the contract", () => {
   })
 
   it("keeps integer ids and page parameters as integers", () => {
-    for (const { op } of operations) {
+    for (const { op, path } of operations) {
+      // Path ids are integers; on the routes in a peer's wire format they are the peer's (UUIDs, Credit Commons'
+      // uuid and state as Komunitin takes them), and `{code}` is a currency code with its pattern.
+      const peerRoute = FEDERATION_DIALECT_DOCS.some((d) => d.documents(path))
       for (const p of op.parameters) {
-        if (p.in === "path" && p.schema.enum === undefined) {
+        if (p.in === "path" && p.name === "code" && peerRoute) assert.isString(p.schema.pattern, op.operationId)
+        if (p.in === "path" && p.schema.enum === undefined && !peerRoute) {
           assert.deepInclude(p.schema, { type: "integer", minimum: 1 }, `${op.operationId} ${p.name}`)
         }
         if (p.in === "query" && /^(page|per_page|.*_id)$/.test(p.name)) {

@@ -21,7 +21,7 @@ import { rawRequest, TestApp } from "../fixtures/TestApp.js"
  * independently of the inbound routes that use them: each answers with the `FederationCaller` it was given.
  */
 const Caller = Schema.Struct({
-  key_id: Schema.Int,
+  key_id: Schema.NullOr(Schema.Int),
   tenant_id: Schema.Int,
   partner_id: Schema.NullOr(Schema.Int),
   scopes: Schema.Array(Schema.String),

@@ -134,14 +134,16 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })("federat
       for (const url of ["http://127.0.0.2:9/x", "http://[::1]:8080"]) {
         yield* create(c, { name: "Loopback", protocol_type: "native", base_url: url })
       }
-      // Other protocols keep whatever credential names they are given (their adapters come with issue 17).
-      const komunitin = yield* create(c, {
-        name: "Komunitin",
-        protocol_type: "komunitin",
-        base_url: "https://k.example",
-        credentials: { client_id: "abc", client_secret: "def" }
+      // Other protocols take their own credential names and settings (decisions D16).
+      const timeoverflow = yield* create(c, {
+        name: "TimeOverflow",
+        protocol_type: "timeoverflow",
+        base_url: "https://to.example",
+        credentials: { api_key: "to_fed_abc", webhook_secret: "def" },
+        settings: { remote_partner_id: 4 }
       })
-      assert.deepStrictEqual(komunitin.data.credentials, { client_id: true, client_secret: true })
+      assert.deepStrictEqual(timeoverflow.data.credentials, { api_key: true, webhook_secret: true })
+      assert.deepStrictEqual(timeoverflow.data.settings, { remote_partner_id: 4, credit_limit: 100 })
     }))
 
   it.effect("bad input is 422 per field", () =>
@@ -284,15 +286,16 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })("federat
       )
       assert.deepStrictEqual(partial.fields, ["credentials.signing_secret"])
       const other = yield* create(c, {
-        name: "CC",
-        protocol_type: "credit_commons",
-        base_url: "https://cc.example",
-        credentials: { token: "t" }
+        name: "TimeOverflow",
+        protocol_type: "timeoverflow",
+        base_url: "https://to.example",
+        credentials: { api_key: "to_fed_abc", webhook_secret: "w" },
+        settings: { remote_partner_id: 4 }
       })
       const turned = yield* client.update({ path: { id: other.data.id }, payload: { protocol_type: "native" } }).pipe(
         expectError(422, "VALIDATION_ERROR")
       )
-      assert.sameMembers([...turned.fields], ["credentials.token", "credentials.api_key", "credentials.signing_secret"])
+      assert.sameMembers([...turned.fields], ["credentials.webhook_secret", "credentials.signing_secret"])
       const cleared = yield* client.update({
         path: { id: other.data.id },
         payload: { protocol_type: "native", credentials: {} }

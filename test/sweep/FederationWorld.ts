@@ -66,10 +66,13 @@ const scopesOf = (model: OpenApiModel) => {
   return values.length > 0 ? values.map(String) : SCOPES
 }
 
-/** Every toggle of the settings route, switched on. */
+/** Every toggle (boolean property) of the settings route, switched on; the currency code keeps its default. */
 const allToggles = (model: OpenApiModel) => {
   const properties = bodyProperties(model, "PUT", "/api/v2/admin/federation/settings")
-  return Object.fromEntries((properties === undefined ? TOGGLES : Object.keys(properties)).map((t) => [t, true]))
+  const toggles = properties === undefined
+    ? TOGGLES
+    : Object.entries(properties).filter(([, schema]) => model.resolve(schema)["type"] === "boolean").map(([t]) => t)
+  return Object.fromEntries(toggles.map((t) => [t, true]))
 }
 
 const idOf = (data: Record<string, unknown> | undefined) => (typeof data?.["id"] === "number" ? data["id"] : undefined)

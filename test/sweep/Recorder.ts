@@ -1,3 +1,4 @@
+import { dialectOfPath, dialectProblem } from "./Dialects.js"
 import type { RawRequest, RawResponse } from "./HttpSender.js"
 import { isObject } from "./OpenApiModel.js"
 import { isTokenRoute, oauthErrorProblem } from "./PartnerCalls.js"
@@ -200,8 +201,12 @@ export class Recorder {
     if (status >= 500) add("5xx", `status ${status}`)
     if (status === 429) this.counts.rateLimited++
     if (status >= 400) {
-      const problem = isTokenRoute(request.path.split("?")[0] ?? "")
+      const path = request.path.split("?")[0] ?? ""
+      const dialect = dialectOfPath(path)
+      const problem = isTokenRoute(path)
         ? tokenRouteProblem(status, response.text)
+        : dialect !== undefined
+        ? dialectProblem(dialect, status, response.text)
         : envelopeProblem(response.text)
       if (problem !== undefined) add("envelope", problem)
     }

@@ -8,18 +8,22 @@ import { EventsApi } from "./events/EventsApi.js"
 import { RecurringEventsApi } from "./events/RecurringEventsApi.js"
 import { EventRemindersApi } from "./events/RemindersApi.js"
 import { EventSeriesApi } from "./events/SeriesApi.js"
+import { CreditCommonsApi } from "./federation/CreditCommonsApi.js"
 import { FederatedBrowseApi } from "./federation/FederatedBrowseApi.js"
 import { FederatedMessagesApi } from "./federation/FederatedMessagesApi.js"
 import { FederationAccountApi } from "./federation/FederationAccountsApi.js"
 import { FederationDeliveriesApi } from "./federation/FederationDeliveriesApi.js"
+import { FEDERATION_DIALECT_DOCS } from "./federation/FederationDialectDocs.js"
 import { FederationInboundApi } from "./federation/FederationInboundApi.js"
 import { AdminFederationKeysApi } from "./federation/FederationKeysApi.js"
 import { FederationOAuthApi } from "./federation/FederationOAuthApi.js"
 import { FederationPartnersApi } from "./federation/FederationPartnersApi.js"
 import { AdminFederationSettingsApi, SuperFederationApi } from "./federation/FederationSwitchesApi.js"
 import { FederationTransactionsApi } from "./federation/FederationTransactionsApi.js"
+import { FederationTransfersApi } from "./federation/FederationTransfersApi.js"
 import { FederationWebhooksApi } from "./federation/FederationWebhooksApi.js"
 import { FederationWritesApi } from "./federation/FederationWritesApi.js"
+import { KomunitinApi } from "./federation/KomunitinApi.js"
 import { FeedApi } from "./feed/FeedApi.js"
 import { GroupChatApi, GroupMembersApi } from "./groups/GroupMembershipApi.js"
 import { GroupsApi } from "./groups/GroupsApi.js"
@@ -122,9 +126,12 @@ class Contract extends HttpApi.make("timebank")
   .add(FederationInboundApi)
   .add(FederatedBrowseApi)
   .add(FederationTransactionsApi)
+  .add(FederationTransfersApi)
   .add(FederationWritesApi)
   .add(FederatedMessagesApi)
   .add(FederationAccountApi)
+  .add(KomunitinApi)
+  .add(CreditCommonsApi)
   .addError(ValidationFailedResponse)
   .annotate(OpenApi.Title, "timebank")
   .annotate(OpenApi.Version, "2.0.0")
@@ -132,5 +139,5 @@ class Contract extends HttpApi.make("timebank")
 {}
 
 /** The whole contract: server, CLI, tests and partners share it. A route exists once. */
-export const Api = withOpenApiDocument(reportAllDecodeErrors(Contract))
+export const Api = withOpenApiDocument(reportAllDecodeErrors(Contract), FEDERATION_DIALECT_DOCS)
 export type Api = typeof Api

@@ -5,6 +5,7 @@ import {
   CurrentTenant,
   FederationPartner,
   NotFound,
+  PartnerDiagnosis,
   PartnerStatus,
   type Tenant,
   ValidationFailed,
@@ -202,6 +203,37 @@ export const federationPartnersList: Command<"federation"> = {
     )
 }
 
+export const federationPartnersDiagnose: Command<"federation"> = {
+  name: "federation partners diagnose",
+  summary: "run a partner's connection checks and print what it answered to each (changes nothing); exit 1 when " +
+    "one fails",
+  synopsis: "ID --tenant ID|SLUG",
+  positionals: ["ID"],
+  flags: ["tenant"],
+  requiredFlags: ["tenant"],
+  needs: "federation",
+  run: ([id], flags) =>
+    inTenant(flags)((tenant) =>
+      Effect.gen(function*() {
+        const partnerId = yield* idOr(id!, "Partner")
+        const diagnosis = yield* Effect.flatMap(PartnersService, (partners) => partners.operator.diagnose(partnerId))
+        const failed = diagnosis.checks.filter((c) => !c.ok).length
+        return {
+          json: Schema.encodeSync(PartnerDiagnosis)(diagnosis),
+          text: [
+            table(
+              ["CHECK", "RESULT", "DETAIL"],
+              diagnosis.checks.map((c) => [c.name, c.ok ? "ok" : "FAILED", c.detail])
+            ),
+            `partner ${partnerId} in ${tenantLabel(tenant)}: ` +
+            (diagnosis.ok ? "every check passed" : `${failed} of ${diagnosis.checks.length} checks failed`)
+          ].join("\n"),
+          exitCode: diagnosis.ok ? 0 : 1
+        }
+      })
+    )
+}
+
 const deliveryText = (d: WebhookDelivery) =>
   [
     `delivery ${d.id} (${d.event}, webhook ${d.webhook_id}): ${d.status}`,
@@ -233,5 +265,6 @@ export const federationCommands: ReadonlyArray<AnyCommand> = [
   federationKeysList,
   federationKeysRevoke,
   federationPartnersList,
+  federationPartnersDiagnose,
   federationDeliveriesRetry
 ]

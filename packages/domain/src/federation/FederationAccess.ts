@@ -17,15 +17,18 @@ import type { FederationScope, FederationToggle } from "./FederationScopes.js"
 
 /** The partner calling `/api/v1/federation/*`, as its credentials name it. */
 export interface FederationCallerShape {
-  /** The inbound API key presented (directly, by HMAC's platform id, or as the JWT's `key_id`). */
-  readonly keyId: number
+  /**
+   * The inbound API key presented (directly, by HMAC's platform id, or as the JWT's `key_id`); null for a Komunitin
+   * server's EdDSA token (decisions D16), which names a partner by its pinned Stellar key, not a key of ours.
+   */
+  readonly keyId: number | null
   /** The key's community: federation requests take their tenant from the key, never from a header. */
   readonly tenant: Tenant
   /** The partner the key is bound to, if any; writes need one whose status is `active`. */
   readonly partnerId: number | null
   /** What this request may do: the key's scopes, narrowed by a JWT's `scope`. */
   readonly scopes: ReadonlyArray<FederationScope>
-  readonly method: "api_key" | "hmac" | "jwt"
+  readonly method: "api_key" | "hmac" | "jwt" | "komunitin_token"
 }
 
 export class FederationCaller extends Context.Tag("FederationCaller")<FederationCaller, FederationCallerShape>() {}

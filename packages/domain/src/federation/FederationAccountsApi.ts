@@ -49,6 +49,11 @@ export class FederationAccount extends Schema.Class<FederationAccount>("Federati
 /** A member's own federation account (decisions D16). */
 export class FederationAccountApi extends HttpApiGroup.make("federationAccount")
   .annotate(OpenApi.Title, "Federation: my account")
+  .annotate(
+    OpenApi.Description,
+    "The member's account as partner platforms address it: a UUID, and a code made of the community's currency code " +
+      "and the member's id"
+  )
   .add(
     HttpApiEndpoint.get("get", "/api/v2/federation/account")
       .annotate(OpenApi.Summary, "Get my federation account")

@@ -62,13 +62,15 @@ const CredentialValue = Schema.String.annotations({ message: () => "must be a st
 )
 
 /**
- * Credentials as an admin sends them: names to secret strings. Native partners take exactly `api_key` and
- * `signing_secret`; the other protocols' names come with their adapters, until then any names are kept.
+ * Credentials as an admin sends them: names to secret strings, exactly those of the partner's protocol (checked by
+ * the server's protocol registry; none at all is allowed while a partner is being set up).
  */
 export const PartnerCredentialsInput = Schema.Record({ key: CredentialKey, value: CredentialValue }).pipe(
   Schema.filter((c) => Object.keys(c).length <= 20 || "at most 20 credentials")
 ).annotations({
-  description: "Secret strings by name; native: `{api_key, signing_secret}`. Stored encrypted, never returned"
+  description: "Secret strings by name: native `{api_key, signing_secret}`, komunitin `{access_token, " +
+    "komunitin_public_keys?}`, credit_commons `{hash_seed}`, timeoverflow `{api_key, webhook_secret}`. Stored " +
+    "encrypted, never returned"
 })
 export type PartnerCredentialsInput = typeof PartnerCredentialsInput.Type
 
@@ -137,7 +139,12 @@ export class FederationPartner extends Schema.Class<FederationPartner>("Federati
   settings: PartnerSettings,
   status: PartnerStatus,
   created_at: Schema.DateTimeUtc,
-  updated_at: Schema.DateTimeUtc
+  updated_at: Schema.DateTimeUtc,
+  cc: Schema.optional(
+    Schema.Struct({
+      last_hash: Schema.String.annotations({ description: "The hash chain's current hash (the seed before a relay)" })
+    })
+  ).annotations({ description: "Credit Commons partners, on `GET /partners/{id}` (decisions D16)" })
 }) {}
 
 export const PartnersParams = Schema.Struct({
@@ -162,14 +169,40 @@ export const PartnerPosition = Schema.Struct({
 })
 export type PartnerPosition = typeof PartnerPosition.Type
 
-/** `POST /{id}/test`: how the signed test call went. */
+/** `POST /{id}/test`: how the signed test call (native) or the diagnose checks (other protocols) went. */
 export const PartnerTestResult = Schema.Struct({
   ok: Schema.Boolean,
-  status_code: Schema.NullOr(Schema.Int).annotations({ description: "The partner's HTTP status; null: no answer" }),
+  status_code: Schema.NullOr(Schema.Int).annotations({
+    description: "The partner's HTTP status to the test call; null: no answer, or a non-native partner's checks"
+  }),
   latency_ms: Schema.Int,
   error: Schema.optional(Schema.String)
 })
 export type PartnerTestResult = typeof PartnerTestResult.Type
+
+/** The checks of `POST /{id}/diagnose`, in the order they run (decisions D16); each protocol runs those it has. */
+export const PartnerDiagnoseCheckName = Schema.Literal(
+  "reachability",
+  "currency",
+  "auth",
+  "account",
+  "hash_chain",
+  "webhook",
+  "clock_skew"
+)
+
+export const PartnerDiagnoseCheck = Schema.Struct({
+  name: PartnerDiagnoseCheckName,
+  ok: Schema.Boolean,
+  detail: Schema.String.annotations({ description: "What the partner answered, quoted, or why the check failed" })
+})
+
+/** `POST /{id}/diagnose`: every check of the partner's protocol; `ok` when all of them hold. */
+export const PartnerDiagnosis = Schema.Struct({
+  ok: Schema.Boolean,
+  checks: Schema.Array(PartnerDiagnoseCheck)
+})
+export type PartnerDiagnosis = typeof PartnerDiagnosis.Type
 
 const PARTNERS = "/api/v2/admin/federation/partners"
 
@@ -234,8 +267,21 @@ export class FederationPartnersApi extends HttpApiGroup.make("federationPartners
       .addError(httpError(NotFound))
       .annotate(
         OpenApi.Description,
-        "Sends a signed `test` webhook (connect 5 s, whole 10 s); a 2xx makes a `pending` or `failed` partner " +
-          "`active`, a failure changes nothing"
+        "Native: sends a signed `test` webhook (connect 5 s, whole 10 s). Other protocols: runs the diagnose " +
+          "checks (`error` names those that failed). Success makes a `pending` or `failed` partner `active`, a " +
+          "failure changes nothing"
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("diagnose", `${PARTNERS}/:id/diagnose`)
+      .annotate(OpenApi.Summary, "Diagnose a federation partner")
+      .setPath(FederationPartnerIdPath)
+      .addSuccess(DataEnvelope(PartnerDiagnosis))
+      .addError(httpError(NotFound))
+      .annotate(
+        OpenApi.Description,
+        "Runs the checks of the partner's protocol in order (reachability, currency, auth, account, hash_chain, " +
+          "webhook, clock_skew; each detail quotes the partner). Changes nothing, here or at the partner"
       )
   )
   .add(

@@ -1,5 +1,6 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { Context } from "effect"
+import { applyDialects, type DocumentedDialect } from "./OpenApiDialects.js"
 import { declaredCodes } from "./OpenApiErrorCodes.js"
 import { describeErrors, ErrorComponents, ErrorEnvelope } from "./OpenApiErrorResponses.js"
 import { clean, DATE_TIME_UTC, dropUnused, sortedTags } from "./OpenApiHygiene.js"
@@ -24,15 +25,20 @@ import { SECURITY_SCHEMES, securityOf } from "./OpenApiSecurity.js"
  *    routes with a JSON body (400 `INVALID_JSON`) or any body (413), with path ids (404), with a tenant (400
  *    tenant codes), with a caller (401) and behind a rate limit (429 with `Retry-After`; `X-RateLimit-*` on the
  *    route's responses) (`OpenApiErrorCodes.ts`, `OpenApiErrorResponses.ts`, `OpenApiRateLimits.ts`).
- * 3. Hygiene for Spectral's `spectral:oas` ruleset: no `$id`, `{}` schemas as objects, date-times with their format,
+ * 3. Routes that speak a peer's wire format (`dialects`: Komunitin's JSON:API, Credit Commons) get that format's
+ *    media type and error schema (`OpenApiDialects.ts`).
+ * 4. Hygiene for Spectral's `spectral:oas` ruleset: no `$id`, `{}` schemas as objects, date-times with their format,
  *    unreferenced components dropped, contact and servers present, tags sorted with the admin ones last
  *    (`OpenApiHygiene.ts`).
  *
  * The runtime is unchanged: this only shapes the document. Routes added to the contract after this call (test
- * probes) are kept too: rules 1 to 3 apply to them as their declared errors reveal (their request schemas are not
+ * probes) are kept too: rules 1 to 4 apply to them as their declared errors reveal (their request schemas are not
  * rewritten).
  */
-export const withOpenApiDocument = <A extends HttpApi.HttpApi.Any>(api: A): A => {
+export const withOpenApiDocument = <A extends HttpApi.HttpApi.Any>(
+  api: A,
+  dialects: ReadonlyArray<DocumentedDialect> = []
+): A => {
   const self = api as unknown as HttpApi.HttpApi.AnyWithProps
   const facts = operationFacts(self)
   let generated: OpenApi.OpenAPISpec | undefined
@@ -45,7 +51,7 @@ export const withOpenApiDocument = <A extends HttpApi.HttpApi.Any>(api: A): A =>
     )
   return self.annotate(
     OpenApi.Transform,
-    (spec) => complete(withExtraRoutes(structuredClone(document()), spec as OpenApi.OpenAPISpec), facts)
+    (spec) => complete(withExtraRoutes(structuredClone(document()), spec as OpenApi.OpenAPISpec), facts, dialects)
   ) as unknown as A
 }
 
@@ -60,7 +66,11 @@ const withExtraRoutes = (doc: OpenApi.OpenAPISpec, spec: OpenApi.OpenAPISpec): O
   return doc
 }
 
-const complete = (input: OpenApi.OpenAPISpec, facts: ReadonlyMap<string, OperationFacts>): OpenApi.OpenAPISpec => {
+const complete = (
+  input: OpenApi.OpenAPISpec,
+  facts: ReadonlyMap<string, OperationFacts>,
+  dialects: ReadonlyArray<DocumentedDialect>
+): OpenApi.OpenAPISpec => {
   const doc = clean(input)
   const components = doc.components as unknown as Json
   const schemas = doc.components.schemas as unknown as Record<string, Json>
@@ -68,6 +78,7 @@ const complete = (input: OpenApi.OpenAPISpec, facts: ReadonlyMap<string, Operati
   components["securitySchemes"] = structuredClone(SECURITY_SCHEMES)
   const errors = completeOperations(doc, schemas, facts)
   components["responses"] = errors.responses
+  applyDialects(doc, dialects, errors.responses)
   components["examples"] = errors.examples
   components["headers"] = structuredClone(HEADERS)
   doc.security = securityOf({ tenant: true, auth: "required" })

@@ -60,74 +60,83 @@ type FederationAccessTagLike<I> =
  * with `X-RateLimit-*`) and, for reads, the per-IP limit (429, no headers). Provides `FederationCaller`.
  */
 export const federationAccessLayer = <I>(tag: FederationAccessTagLike<I>) =>
-  Layer.effect(
-    tag,
-    Effect.gen(function*() {
-      const switches = yield* FederationSwitches
-      const tenants = yield* TenantDirectory
-      const limiter = yield* RateLimiter.RateLimiter
-      const { trustProxy } = yield* AppConfig
-      const keys = yield* ApiKeyStore
-      const context = yield* Effect.context<ApiKeyStore | FederationTokens | NonceStore>()
-      const policy = tag.access
-      const touched = new Map<number, number>()
+  Layer.effect(tag, Effect.map(federationGate(tag.access), (gate) => gate.check()))
 
-      const touch = (keyId: number) =>
-        Effect.suspend(() => {
-          const now = Date.now()
-          if (now - (touched.get(keyId) ?? 0) < TOUCH_EVERY_MILLIS) return Effect.void
-          if (touched.size > 10_000) touched.clear()
-          touched.set(keyId, now)
-          return Effect.asVoid(Effect.forkDaemon(keys.touch(keyId)))
-        })
+/**
+ * The gate's steps for one policy, for middlewares that add their own around them (Komunitin's `{CODE}` routes,
+ * `komunitin/KomunitinAccessLive.ts`): `check(named)` runs them all, `named` finding the community a route names
+ * itself once the credentials hold (its failure, such as an unknown code's 404, is the answer; a key of another
+ * community → 403 `TENANT_MISMATCH`, as for a disagreeing tenant header); `perMinuteLimit` is the per-key limit's
+ * fixed window for another counter.
+ */
+export const federationGate = (policy: FederationAccessPolicy) =>
+  Effect.gen(function*() {
+    const switches = yield* FederationSwitches
+    const tenants = yield* TenantDirectory
+    const limiter = yield* RateLimiter.RateLimiter
+    const { trustProxy } = yield* AppConfig
+    const keys = yield* ApiKeyStore
+    const context = yield* Effect.context<ApiKeyStore | FederationTokens | NonceStore>()
+    const touched = new Map<number, number>()
 
-      const perKeyLimit = (keyId: number, limit: number) =>
-        Effect.gen(function*() {
-          const now = yield* Clock.currentTimeMillis
-          const window = minuteWindow(now)
-          // A fresh counter per key and minute. The store lets each token live window / limit; a window of
-          // `limit` minutes makes that one minute (whole milliseconds for every limit), so the counter outlives
-          // its minute and the minute in the key ends it.
-          const outcome = yield* limiter.consume({
-            key: `federation-key:${keyId}:${window.index}`,
-            limit,
-            window: Duration.minutes(limit),
-            algorithm: "fixed-window",
-            onExceeded: "fail"
-          }).pipe(Effect.timeout(RATE_LIMIT_STORE_TIMEOUT), Effect.either)
-          if (outcome._tag === "Right") {
-            return yield* setResponseHeaders(rateLimitHeaders(limit, outcome.right.remaining, window.endsAtMillis))
-          }
-          const error = outcome.left
-          if (error._tag === "RateLimiterError" && error.reason === "Exceeded") {
-            const seconds = Math.max(1, Math.ceil((window.endsAtMillis - now) / 1000))
-            yield* setResponseHeaders(rateLimitHeaders(limit, 0, window.endsAtMillis))
-            yield* setRetryAfter(seconds)
-            return yield* new RateLimited({ message: `This key's limit is reached; try again in ${seconds} s` })
-          }
-          yield* Effect.logWarning("rate limit store unavailable; federation request let through", error)
-        })
+    const touch = (keyId: number) =>
+      Effect.suspend(() => {
+        const now = Date.now()
+        if (now - (touched.get(keyId) ?? 0) < TOUCH_EVERY_MILLIS) return Effect.void
+        if (touched.size > 10_000) touched.clear()
+        touched.set(keyId, now)
+        return Effect.asVoid(Effect.forkDaemon(keys.touch(keyId)))
+      })
 
-      const perIpReadLimit = Effect.gen(function*() {
-        const ip = yield* clientIp(trustProxy)
+    /** `counter`: `key:<id>` for an API key. */
+    const perMinuteLimit = (counter: string, limit: number) =>
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        const window = minuteWindow(now)
+        // A fresh counter per key and minute. The store lets each token live window / limit; a window of
+        // `limit` minutes makes that one minute (whole milliseconds for every limit), so the counter outlives
+        // its minute and the minute in the key ends it.
         const outcome = yield* limiter.consume({
-          key: `federation-read:${ip}`,
-          limit: FEDERATION_READS_PER_IP_PER_MINUTE,
-          window: "1 minute",
+          key: `federation-${counter}:${window.index}`,
+          limit,
+          window: Duration.minutes(limit),
           algorithm: "fixed-window",
           onExceeded: "fail"
         }).pipe(Effect.timeout(RATE_LIMIT_STORE_TIMEOUT), Effect.either)
-        if (outcome._tag === "Right") return
+        if (outcome._tag === "Right") {
+          return yield* setResponseHeaders(rateLimitHeaders(limit, outcome.right.remaining, window.endsAtMillis))
+        }
         const error = outcome.left
         if (error._tag === "RateLimiterError" && error.reason === "Exceeded") {
-          const seconds = Math.max(1, Math.ceil(Duration.toMillis(error.retryAfter) / 1000))
+          const seconds = Math.max(1, Math.ceil((window.endsAtMillis - now) / 1000))
+          yield* setResponseHeaders(rateLimitHeaders(limit, 0, window.endsAtMillis))
           yield* setRetryAfter(seconds)
-          return yield* new RateLimited({ message: `Too many federation reads; try again in ${seconds} s` })
+          return yield* new RateLimited({ message: `This key's limit is reached; try again in ${seconds} s` })
         }
-        yield* Effect.logWarning("rate limit store unavailable; federation read let through", error)
+        yield* Effect.logWarning("rate limit store unavailable; federation request let through", error)
       })
 
-      return Effect.gen(function*() {
+    const perIpReadLimit = Effect.gen(function*() {
+      const ip = yield* clientIp(trustProxy)
+      const outcome = yield* limiter.consume({
+        key: `federation-read:${ip}`,
+        limit: FEDERATION_READS_PER_IP_PER_MINUTE,
+        window: "1 minute",
+        algorithm: "fixed-window",
+        onExceeded: "fail"
+      }).pipe(Effect.timeout(RATE_LIMIT_STORE_TIMEOUT), Effect.either)
+      if (outcome._tag === "Right") return
+      const error = outcome.left
+      if (error._tag === "RateLimiterError" && error.reason === "Exceeded") {
+        const seconds = Math.max(1, Math.ceil(Duration.toMillis(error.retryAfter) / 1000))
+        yield* setRetryAfter(seconds)
+        return yield* new RateLimited({ message: `Too many federation reads; try again in ${seconds} s` })
+      }
+      yield* Effect.logWarning("rate limit store unavailable; federation read let through", error)
+    })
+
+    const check = <E = never>(named?: Effect.Effect<{ readonly id: number }, E>) =>
+      Effect.gen(function*() {
         if (!(yield* switches.platformEnabled)) return yield* federationDisabled
         const { key, method, scopes } = yield* authenticate(policy).pipe(Effect.provide(context))
         const request = yield* HttpServerRequest.HttpServerRequest
@@ -136,19 +145,22 @@ export const federationAccessLayer = <I>(tag: FederationAccessTagLike<I>) =>
         if (tenantHeaderDisagrees(request.headers, tenant.value)) {
           return yield* new TenantMismatch({ message: "The tenant header names another community than the key's" })
         }
+        if (named !== undefined && (yield* named).id !== tenant.value.id) {
+          return yield* new TenantMismatch({ message: "The key belongs to another community than the one named" })
+        }
         const settings = yield* switches.tenant(key.tenantId)
         if (switchesRefuse(policy, { active: tenant.value.status === "active", ...settings }) !== undefined) {
           return yield* federationDisabled
         }
         const refusal = permissionRefusal(policy, { scopes, partnerStatus: key.partnerStatus })
         if (refusal !== undefined) return yield* new PermissionDenied({ message: refusal })
-        yield* perKeyLimit(key.id, key.rateLimitPerMinute)
+        yield* perMinuteLimit(`key:${key.id}`, key.rateLimitPerMinute)
         if (request.method === "GET") yield* perIpReadLimit
         yield* touch(key.id)
-        return { keyId: key.id, tenant: tenant.value, partnerId: key.partnerId, scopes, method }
+        return { keyId: key.id, tenant: tenant.value, partnerId: key.partnerId, scopes, method } as const
       })
-    })
-  )
+    return { check, perMinuteLimit, perIpReadLimit } as const
+  })
 
 /** The gate of every federation policy the contract declares (`FederationPolicies`), with what it needs. */
 export const FederationAccessLive = Layer.mergeAll(

@@ -6,7 +6,7 @@ import {
   offsetMeta,
   WebhookDelivery
 } from "@timebank/domain"
-import { DateTime, Effect, Option } from "effect"
+import { DateTime, Effect, Either, Option } from "effect"
 import { requireTenantAdmin, TenantAdmin } from "../../platform/Policy.js"
 import { DeliveryRepo, type DeliveryRow } from "./DeliveryRepo.js"
 import { DeliverySender } from "./DeliverySender.js"
@@ -65,15 +65,11 @@ export class DeliveriesService extends Effect.Service<DeliveriesService>()("Fede
           return yield* conflict(`The partner is ${partner.status}: it receives no webhooks`)
         }
         if (!partner.federation_on) return yield* conflict("Federation is off for this community")
-        const url = partner.webhook_url
-        if (url === null) return yield* conflict("The partner has no webhook URL")
-        const credentials = yield* sender.credentialsOf(partner)
-        if (Option.isNone(credentials)) {
-          return yield* conflict("The partner has no signing credentials (api_key, signing_secret)")
-        }
+        const target = yield* sender.targetOf(partner)
+        if (Either.isLeft(target)) return yield* conflict(target.left)
         const claimed = yield* repo.claimForRetry(deliveryId, sender.settings.lease)
         if (Option.isNone(claimed)) return yield* conflict("The delivery is being sent right now")
-        yield* sender.send(claimed.value, url, credentials.value)
+        yield* sender.send(claimed.value, target.right)
         const after = yield* repo.find(deliveryId, scope)
         if (Option.isNone(after)) return yield* NotFound.of("Delivery")
         return toView(after.value)

@@ -1,10 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
+import { PartnerProtocol } from "@timebank/domain"
 import { Duration, Effect, Option, Schema } from "effect"
 import { pgArray } from "../../platform/SqlArrays.js"
 import { DbDate, DbInt, decodeFirst, decodeRows, decodeSingle } from "../../platform/SqlRows.js"
 import { dieOnSqlError } from "../../platform/TenantSql.js"
 import type { DeliverySettings } from "./DeliveryConfig.js"
+import { WebhookDialects } from "./WebhookDialects.js"
 
 export const DeliveryStatus = Schema.Literal("pending", "delivered", "retrying", "dead")
 export type DeliveryStatus = typeof DeliveryStatus.Type
@@ -42,9 +44,10 @@ export type ClaimedDelivery = typeof ClaimedDelivery.Type
 export const SendingPartner = Schema.Struct({
   id: DbInt,
   tenant_id: DbInt,
+  protocol_type: PartnerProtocol,
   status: Schema.Literal("pending", "active", "suspended", "failed"),
+  base_url: Schema.String,
   webhook_url: Schema.NullOr(Schema.String),
-  credentials: Schema.NullOr(Schema.String),
   breaker: Schema.Literal("closed", "open", "half_open"),
   federation_on: Schema.Boolean,
   toggles: Schema.Record({ key: Schema.String, value: Schema.Unknown })
@@ -64,16 +67,16 @@ const DELIVERY_COLUMNS =
   "id, partner_id, webhook_id::text AS webhook_id, event, status, attempts, last_status_code, last_error, " +
   "next_attempt_at, created_at, delivered_at"
 
-/** The partners that may receive webhooks at all: not deleted, `active` or `failed` (the breaker's), with an URL. */
-const RECEIVING = "p.deleted_at IS NULL AND p.status IN ('active', 'failed') AND p.webhook_url IS NOT NULL"
-
 /**
  * The SQL of outbound webhook deliveries (decisions D13). The worker's statements run outside any request and
  * name partners and deliveries by id across communities; the admin's are scoped to a community by `tenantId`.
  */
 export class DeliveryRepo extends Effect.Service<DeliveryRepo>()("FederationDeliveryRepo", {
+  dependencies: [WebhookDialects.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    /** The partners that may receive webhooks at all (WebhookDialects: protocol, credentials, URL). */
+    const receiving = (yield* WebhookDialects).receiving
 
     /**
      * Runs `statements` in a transaction whose commit does not wait for the WAL flush. Safe here: a delivery row
@@ -87,7 +90,7 @@ export class DeliveryRepo extends Effect.Service<DeliveryRepo>()("FederationDeli
     /**
      * One delivery per eligible partner of the community for each of `webhooks` (an outbox batch's, in commit
      * order), in ONE statement, idempotent on (partner, outbox event): federation on (platform switch, whitelist),
-     * the event's toggle on (none: a retraction), the partner receiving and holding signing credentials, and every
+     * the event's toggle on (none: a retraction), the partner receiving (its protocol's credentials), and every
      * member the webhook names among `optedIn` (identity's opted-in members). The webhook id is the row's own UUID,
      * repeated in the body. Delivery ids follow the events' order.
      */
@@ -132,8 +135,7 @@ export class DeliveryRepo extends Effect.Service<DeliveryRepo>()("FederationDeli
           JOIN federation_partners p ON p.tenant_id = ${input.tenant.id}
           JOIN federation_platform fp ON fp.enabled
           JOIN federation_tenant_settings s ON s.tenant_id = p.tenant_id AND s.whitelisted
-          WHERE ${sql.literal(RECEIVING)}
-            AND p.credential_keys @> ARRAY['api_key', 'signing_secret']::text[]
+          WHERE ${sql.literal(receiving)}
             AND (ev.toggle IS NULL OR coalesce((s.toggles ->> ev.toggle)::boolean, false))
             AND NOT EXISTS (
               SELECT 1 FROM jsonb_array_elements_text(ev.members) m (id)
@@ -153,7 +155,7 @@ export class DeliveryRepo extends Effect.Service<DeliveryRepo>()("FederationDeli
       SELECT p.id FROM federation_partners p
       JOIN federation_platform fp ON fp.enabled
       JOIN federation_tenant_settings s ON s.tenant_id = p.tenant_id AND s.whitelisted
-      WHERE ${sql.literal(RECEIVING)}
+      WHERE ${sql.literal(receiving)}
         AND (p.breaker_open_until IS NULL OR p.breaker_open_until <= now())
         AND EXISTS (
           SELECT 1 FROM federation_deliveries d
@@ -166,7 +168,7 @@ export class DeliveryRepo extends Effect.Service<DeliveryRepo>()("FederationDeli
 
     const sendingPartner = (where: Fragment) =>
       sql`
-        SELECT p.id, p.tenant_id, p.status, p.webhook_url, p.credentials,
+        SELECT p.id, p.tenant_id, p.protocol_type, p.status, p.base_url, p.webhook_url,
                CASE WHEN p.breaker_open_until IS NULL THEN 'closed'
                     WHEN p.breaker_open_until > now() THEN 'open' ELSE 'half_open' END AS breaker,
                (fp.enabled AND coalesce(s.whitelisted, false)) AS federation_on,

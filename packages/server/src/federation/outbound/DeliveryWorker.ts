@@ -1,8 +1,8 @@
 import { Singleton } from "@effect/cluster"
-import { Cause, Effect, FiberMap, Layer, Option, Queue } from "effect"
+import { Cause, Effect, Either, FiberMap, Layer, Option, Queue } from "effect"
 import { type ClaimedDelivery, DeliveryRepo } from "./DeliveryRepo.js"
-import { DeliverySender } from "./DeliverySender.js"
-import { isSuccess, type OutboundCredentials, type SignedPostResult } from "./SignedPost.js"
+import { DeliverySender, type DeliveryTarget } from "./DeliverySender.js"
+import { isSuccess, type SignedPostResult } from "./SignedPost.js"
 import { eventsAllowedBy } from "./WebhookEvents.js"
 
 const logFailure = (what: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
@@ -42,10 +42,10 @@ const drainPartner = (partnerId: number) =>
         })
       )
     }
-    const start = (delivery: ClaimedDelivery, url: string, credentials: OutboundCredentials) => {
+    const start = (delivery: ClaimedDelivery, target: DeliveryTarget) => {
       inFlight++
       return Effect.forkScoped(
-        Effect.flatMap(sender.attempt(delivery, url, credentials), (result) => settle(delivery, result)).pipe(
+        Effect.flatMap(sender.attempt(delivery, target), (result) => settle(delivery, result)).pipe(
           Effect.ensuring(Effect.suspend(() => {
             inFlight--
             return Queue.offer(finished, undefined)
@@ -60,10 +60,10 @@ const drainPartner = (partnerId: number) =>
       yield* flush
     })
 
-    // Rows claimed ahead (a batch at a time, so claiming costs little per delivery), with the partner's URL and
-    // credentials as read when they were claimed.
+    // Rows claimed ahead (a batch at a time, so claiming costs little per delivery), with the partner's URL,
+    // dialect and credentials as read when they were claimed.
     const ready: Array<ClaimedDelivery> = []
-    let target: { readonly url: string; readonly credentials: OutboundCredentials } | undefined
+    let target: DeliveryTarget | undefined
     const stop = Effect.suspend(() => Effect.zipRight(repo.release(ready.splice(0).map((d) => d.id)), allFinished))
 
     while (true) {
@@ -74,16 +74,15 @@ const drainPartner = (partnerId: number) =>
       }
       const next = ready.shift()
       if (next !== undefined && target !== undefined) {
-        yield* start(next, target.url, target.credentials)
+        yield* start(next, target)
         continue
       }
       const partner = Option.getOrUndefined(yield* repo.partner(partnerId))
-      const url = partner?.webhook_url ?? null
       const receiving = partner !== undefined && (partner.status === "active" || partner.status === "failed")
-      if (!receiving || url === null || !partner.federation_on || partner.breaker === "open") return yield* stop
-      const credentials = yield* sender.credentialsOf(partner)
-      if (Option.isNone(credentials)) return yield* stop
-      target = { url, credentials: credentials.value }
+      if (!receiving || !partner.federation_on || partner.breaker === "open") return yield* stop
+      const found = yield* sender.targetOf(partner)
+      if (Either.isLeft(found)) return yield* stop
+      target = found.right
       const probing = partner.breaker === "half_open"
       if (probing && inFlight > 0) {
         yield* allFinished
@@ -99,7 +98,7 @@ const drainPartner = (partnerId: number) =>
       ready.push(...claimed)
       // The probe's outcome decides whether anything else goes.
       if (probing) {
-        yield* start(ready.shift()!, url, credentials.value)
+        yield* start(ready.shift()!, found.right)
         yield* allFinished
       }
     }

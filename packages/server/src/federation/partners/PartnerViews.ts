@@ -8,6 +8,10 @@ export const partnerCreditLimit = (settings: Readonly<Record<string, unknown>>):
   return typeof limit === "number" && Number.isFinite(limit) && limit >= 0 ? limit : DEFAULT_PARTNER_CREDIT_LIMIT
 }
 
+/** The view with a Credit Commons partner's current chain hash (decisions D16: the partner's GET shows it). */
+export const withCreditCommonsChain = (view: FederationPartner, lastHash: string): FederationPartner =>
+  FederationPartner.make({ ...view, cc: { last_hash: lastHash } })
+
 /** The one admin view of a partner (list and detail): credentials only as `{"<name>": true}`, never their values. */
 export const partnerView = (row: PartnerRow): FederationPartner =>
   FederationPartner.make({

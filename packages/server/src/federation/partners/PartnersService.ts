@@ -3,22 +3,25 @@ import {
   CurrentTenant,
   FederationStateConflict,
   fromCents,
-  NATIVE_CREDENTIAL_KEYS,
   NotFound,
   offsetMeta,
+  type PartnerDiagnosis,
   type PartnerPosition,
-  type PartnerProtocol,
   type PartnersParams,
   type PartnerTestResult,
   type UpdatePartner,
-  ValidationFailed
+  ValidationFailed,
+  type ValidationIssue
 } from "@timebank/domain"
 import { Array as Arr, Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { LedgerService } from "../../ledger/LedgerService.js"
 import { requireTenantAdmin } from "../../platform/Policy.js"
 import { SecretBox } from "../../platform/SecretBox.js"
+import { PartnerDiagnose } from "../diagnose/PartnerDiagnose.js"
 import { isSuccess, outboundCredentials, signedPost } from "../outbound/SignedPost.js"
+import type { FederationProtocol } from "../protocols/FederationProtocol.js"
+import { FederationProtocols } from "../protocols/FederationProtocols.js"
 import { PartnerDirectory } from "./PartnerDirectory.js"
 import { PartnerRepo, type PartnerRow, type StatusChange } from "./PartnerRepo.js"
 import { partnerCreditLimit, partnerView } from "./PartnerViews.js"
@@ -32,27 +35,52 @@ export const testUrlOf = (partner: { readonly base_url: string; readonly webhook
 const notFound = () => NotFound.of("Partner")
 
 /**
- * Native partners take exactly `api_key` and `signing_secret` (both, or none yet). The other protocols' names come
- * with their adapters (issue 17); until then any names are kept.
+ * What is wrong with a partner's configuration for its protocol (decisions D16): `credentialKeys` must be exactly
+ * the protocol's required names plus any of its optional ones — or none at all, a partner still being set up;
+ * `settings` as the protocol checks them. Undefined: not being changed, not checked.
  */
-const credentialIssues = (protocol: PartnerProtocol, keys: ReadonlyArray<string>) => {
-  if (protocol !== "native" || keys.length === 0) return []
-  const allowed: ReadonlyArray<string> = NATIVE_CREDENTIAL_KEYS
-  return [
-    ...keys.filter((k) => !allowed.includes(k)).map((k) => ({
+const configurationIssues = (
+  protocol: FederationProtocol,
+  input: {
+    readonly credentialKeys: ReadonlyArray<string> | undefined
+    readonly settings: Readonly<Record<string, unknown>> | undefined
+  }
+): Array<ValidationIssue> => {
+  const keys = input.credentialKeys ?? []
+  const known = [...protocol.requiredCredentials, ...protocol.optionalCredentials]
+  const credentials = keys.length === 0 ? [] : [
+    ...keys.filter((k) => !known.includes(k)).map((k) => ({
       field: `credentials.${k}`,
-      message: "is not a credential of native partners (api_key, signing_secret)"
+      message: `is not a credential of ${protocol.name} partners (${known.join(", ")})`
     })),
-    ...allowed.filter((k) => !keys.includes(k)).map((k) => ({
+    ...protocol.requiredCredentials.filter((k) => !keys.includes(k)).map((k) => ({
       field: `credentials.${k}`,
-      message: "is required for native partners"
+      message: `is required for ${protocol.name} partners`
     }))
   ]
+  return [...credentials, ...(input.settings === undefined ? [] : protocol.settingsIssues(input.settings))]
 }
 
-const checkCredentials = (protocol: PartnerProtocol, keys: ReadonlyArray<string>) => {
-  const issues = credentialIssues(protocol, keys)
+const checkConfiguration = (protocol: FederationProtocol, input: Parameters<typeof configurationIssues>[1]) => {
+  const issues = configurationIssues(protocol, input)
   return Arr.isNonEmptyArray(issues) ? Effect.fail(new ValidationFailed({ issues })) : Effect.void
+}
+
+/** A non-native partner's `/test` answer from its diagnose run: `error` names each failed check. */
+const testResultOf = (diagnosis: PartnerDiagnosis, latencyMs: number): PartnerTestResult => {
+  const failed = diagnosis.checks.filter((c) => !c.ok)
+  return {
+    ok: diagnosis.ok,
+    status_code: null,
+    latency_ms: latencyMs,
+    ...(diagnosis.ok
+      ? {}
+      : {
+        error: failed.length === 0
+          ? "the protocol ran no checks"
+          : failed.map((c) => `${c.name} failed: ${c.detail}`).join("; ")
+      })
+  }
 }
 
 /** Settings merged key by key; a key set to null is removed (so `credit_limit: null` goes back to the default). */
@@ -67,11 +95,19 @@ const mergeSettings = (stored: Readonly<Record<string, unknown>>, patch: Readonl
  * client); the service itself does not, so the CLI builds it without a cluster.
  */
 export class PartnersService extends Effect.Service<PartnersService>()("PartnersService", {
-  dependencies: [PartnerRepo.Default, PartnerDirectory.Default, SecretBox.Default],
+  dependencies: [
+    PartnerRepo.Default,
+    PartnerDirectory.Default,
+    SecretBox.Default,
+    FederationProtocols.Default,
+    PartnerDiagnose.Default
+  ],
   effect: Effect.gen(function*() {
     const repo = yield* PartnerRepo
     const directory = yield* PartnerDirectory
     const box = yield* SecretBox
+    const protocols = yield* FederationProtocols
+    const diagnoser = yield* PartnerDiagnose
 
     const found = (id: number) =>
       Effect.flatMap(repo.find(id), Option.match({ onNone: () => Effect.fail(notFound()), onSome: Effect.succeed }))
@@ -108,7 +144,10 @@ export class PartnersService extends Effect.Service<PartnersService>()("Partners
 
     const create = Effect.fn("Partners.create")(function*(input: CreatePartner) {
       const credentials = input.credentials ?? {}
-      yield* checkCredentials(input.protocol_type, Object.keys(credentials))
+      yield* checkConfiguration(protocols.of(input.protocol_type), {
+        credentialKeys: Object.keys(credentials),
+        settings: input.settings ?? {}
+      })
       const secrets = yield* sealed(credentials)
       const row = yield* repo.insert({
         name: input.name,
@@ -128,10 +167,20 @@ export class PartnersService extends Effect.Service<PartnersService>()("Partners
 
     const update = Effect.fn("Partners.update")(function*(id: number, input: UpdatePartner) {
       const row = yield* found(id)
-      const protocol = input.protocol_type ?? row.protocol_type
-      if (input.protocol_type !== undefined || input.credentials !== undefined) {
-        yield* checkCredentials(protocol, input.credentials ? Object.keys(input.credentials) : row.credential_keys)
-      }
+      // A new protocol checks what the partner already has; otherwise only what changes is checked.
+      const turned = input.protocol_type !== undefined
+      yield* checkConfiguration(protocols.of(input.protocol_type ?? row.protocol_type), {
+        credentialKeys: input.credentials !== undefined
+          ? Object.keys(input.credentials)
+          : turned
+          ? row.credential_keys
+          : undefined,
+        settings: input.settings !== undefined
+          ? mergeSettings(row.settings, input.settings)
+          : turned
+          ? row.settings
+          : undefined
+      })
       const updated = yield* repo.update(id, {
         name: input.name,
         protocolType: input.protocol_type,
@@ -172,10 +221,30 @@ export class PartnersService extends Effect.Service<PartnersService>()("Partners
       } satisfies PartnerPosition
     }, requireTenantAdmin)
 
-    /** The signed `test` webhook (decisions D13a); a 2xx activates a `pending` or `failed` partner. */
+    /** The diagnose checks of a partner of the current community (decisions D16); nothing changes. */
+    const diagnoseIn = Effect.fn("Partners.diagnose")(function*(id: number) {
+      const partner = yield* Effect.flatMap(
+        directory.find(id),
+        Option.match({ onNone: () => Effect.fail(notFound()), onSome: Effect.succeed })
+      )
+      return yield* diagnoser.run(partner, yield* CurrentTenant)
+    })
+
+    const diagnose = (id: number) => requireTenantAdmin(diagnoseIn(id))
+
+    /**
+     * The `test` of decisions D13a: native partners get the signed `test` webhook, the others the diagnose checks
+     * (D16). Success activates a `pending` or `failed` partner; a failure changes nothing.
+     */
     const test = Effect.fn("Partners.test")(function*(id: number) {
       const row = yield* found(id)
       const tenant = yield* CurrentTenant
+      if (row.protocol_type !== "native") {
+        const started = Date.now()
+        const diagnosis = yield* diagnoseIn(id)
+        if (diagnosis.ok) yield* repo.activateAfterTest(row.id)
+        return testResultOf(diagnosis, Date.now() - started)
+      }
       const credentials = outboundCredentials(yield* directory.opened(row))
       if (Option.isNone(credentials)) {
         return {
@@ -218,8 +287,9 @@ export class PartnersService extends Effect.Service<PartnersService>()("Partners
       reactivate,
       position,
       test,
-      /** The CLI's `federation partners list`, in the tenant it provides as `CurrentTenant` (no signed-in caller). */
-      operator: { list: listPartners }
+      diagnose,
+      /** The CLI's `federation partners list|diagnose`, in the tenant it provides as `CurrentTenant` (no caller). */
+      operator: { list: listPartners, diagnose: diagnoseIn }
     } as const
   })
 }) {}

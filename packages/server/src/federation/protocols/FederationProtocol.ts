@@ -47,6 +47,8 @@ export interface WebhookDialect {
     partner: PartnerContext,
     d13Body: Readonly<Record<string, unknown>>
   ) => Readonly<Record<string, unknown>>
+  /** Where webhooks go when the partner has no `webhook_url` (TimeOverflow's receive route); none: nowhere. */
+  readonly defaultUrl?: (baseUrl: string) => string
   /** The headers of one delivery of `body` (the exact text sent) to `url`; undefined when credentials are missing. */
   readonly headers: (
     partner: PartnerContext,

@@ -38,8 +38,10 @@ export class WebhookReceiver extends Effect.Service<WebhookReceiver>()("WebhookR
     const receive = (webhook: ReceivedWebhook) =>
       Effect.gen(function*() {
         const caller = yield* FederationCaller
+        // `WebhooksSigned` takes only HMAC-signed requests, so there is always a key (never a Komunitin token).
+        const keyId = caller.keyId ?? (yield* Effect.dieMessage("a signed webhook without an API key"))
         const plan = yield* planOf(webhook)
-        const receipt = { keyId: caller.keyId, webhookId: webhook.id, event: webhook.event }
+        const receipt = { keyId, webhookId: webhook.id, event: webhook.event }
         const claim = (handled: boolean) =>
           Effect.map(receipts.claim({ ...receipt, handled }), (won) => (won ? received(handled) : duplicate))
         const partnerId = caller.partnerId
@@ -54,7 +56,7 @@ export class WebhookReceiver extends Effect.Service<WebhookReceiver>()("WebhookR
             ))
           }
           // A copy already received refunds nothing more; the ledger key covers the copies that pass this look.
-          if (yield* receipts.seen(caller.keyId, webhook.id)) return duplicate
+          if (yield* receipts.seen(keyId, webhook.id)) return duplicate
           const refunded = yield* transactions.cancel(partnerId, plan.externalId).pipe(
             Effect.as(true),
             Effect.catchTag("NotFound", () => Effect.succeed(false))
