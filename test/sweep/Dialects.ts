@@ -4,8 +4,10 @@
  * Credit Commons' list of strings — including what the edge answers before a handler (413, 429, 503, 404).
  */
 
-const CODE_ROUTE = /^\/api\/v1\/federation\/[A-Z0-9]{4}(\/|$)/
-const CC_ROUTE = /^\/api\/v1\/federation\/[A-Z0-9]{4}\/cc(\/|$)/
+// A `{CODE}` route is told from our own `/api/v1/federation/<word>` routes by the code's form; any segment before
+// `/cc` is a Credit Commons route (a malformed code is its 404).
+const CODE_ROUTE = /^\/api\/v1\/federation\/([A-Z0-9]{4}|currencies)(\/|$)/
+const CC_ROUTE = /^\/api\/v1\/federation\/[^/]+\/cc(\/|$)/
 
 export type Dialect = "jsonapi" | "credit_commons"
 

@@ -174,7 +174,12 @@ const foreignPartnerCredentials = async (
 ) => {
   const { a, b, federation } = ctx.world
   const key = federation.a.key
-  const mismatch: Expectation = isTokenRoute(op.path)
+  // Routes that take no credential (Komunitin's currency and account reads, Credit Commons' header-checked node,
+  // decisions D16) ignore the key and the session: they must only show nothing of A.
+  const public_ = op.auth === "none"
+  const mismatch: Expectation = public_
+    ? { markers: ctx.markers }
+    : isTokenRoute(op.path)
     ? { markers: ctx.markers, statuses: [200, 403], codes: ["TENANT_MISMATCH"] }
     : { markers: ctx.markers, statuses: [403], codes: ["TENANT_MISMATCH"] }
   const whos: ReadonlyArray<readonly [Who, Expectation]> = [
@@ -186,10 +191,13 @@ const foreignPartnerCredentials = async (
       label: "A partner key, B by slug",
       env: () => partnerEnv(key, op.path, federation.basePath, { "x-tenant-slug": b.tenant.slug })
     }, mismatch],
-    [{ label: "A admin token", env: () => ({ auth: a.admin.headers(b.tenant) }) }, {
-      markers: ctx.markers,
-      statuses: [401]
-    }]
+    [
+      { label: "A admin token", env: () => ({ auth: a.admin.headers(b.tenant) }) },
+      public_ ? mismatch : {
+        markers: ctx.markers,
+        statuses: [401]
+      }
+    ]
   ]
   await pool(whos, ctx.concurrency, ([who, expectation]) => send(who, expectation).then(() => undefined))
 }
