@@ -7,7 +7,8 @@ import { CURRENCY_PATH_PATTERN } from "./FederationAccountsApi.js"
  * the transfers Komunitin partners send. Amounts are integers in hundredths of an hour (`scale` 2, `rate` 1/1).
  */
 
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+/** A UUID of any version, as partners' account and transfer ids are. */
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /** A UUID of any version, as Komunitin's `isUUID()` takes account and transfer ids. */
 export const KomunitinUuid = Schema.String.pipe(

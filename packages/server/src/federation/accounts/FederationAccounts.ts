@@ -6,7 +6,8 @@ import {
   FederationAccount,
   type Tenant,
   tenantIdOfDefaultCode,
-  userIdOfAccountCode
+  userIdOfAccountCode,
+  UUID_PATTERN
 } from "@timebank/domain"
 import { Effect, Option } from "effect"
 import { SharedMembers } from "../../identity/SharedMembers.js"
@@ -14,10 +15,8 @@ import { AppConfig } from "../../platform/AppConfig.js"
 import { TenantDirectory } from "../../tenancy/TenantDirectory.js"
 import { FederationAccountsRepo } from "./FederationAccountsRepo.js"
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
 /** Whether `text` is a UUID (any version), as account and transfer ids must be. */
-export const isUuid = (text: string) => UUID.test(text)
+export const isUuid = (text: string) => UUID_PATTERN.test(text)
 
 /**
  * The community's currency code and its members' accounts as partners address them (decisions D16): `{CODE}` in
