@@ -17,6 +17,7 @@ import m0014 from "./0014_feed.js"
 import m0015 from "./0015_moderation.js"
 import m0016 from "./0016_federation.js"
 import m0017 from "./0017_federation_adapters.js"
+import m0018 from "./0018_admin_catalogue.js"
 
 /** Forward-only migrations, in order. A landed migration is never edited; add a new one. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
@@ -36,5 +37,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0014_feed": m0014,
   "0015_moderation": m0015,
   "0016_federation": m0016,
-  "0017_federation_adapters": m0017
+  "0017_federation_adapters": m0017,
+  "0018_admin_catalogue": m0018
 }

@@ -41,8 +41,16 @@ const SHARED = new Set(["platform"])
 
 /** Who owns each table: only that feature's SQL names it. */
 const TABLES: Record<string, ReadonlyArray<string>> = {
-  platform: ["outbox_events", "outbox_cursors", "outbox_dead_letters", "schema_migrations"],
-  tenancy: ["tenants"],
+  platform: [
+    "outbox_events",
+    "outbox_cursors",
+    "outbox_dead_letters",
+    "schema_migrations",
+    "admin_audit_log",
+    "cache_runner_stats"
+  ],
+  tenancy: ["tenants", "tenant_config_documents"],
+  system: ["job_runs", "job_schedules", "job_tenant_settings"],
   identity: [
     "users",
     "auth_sessions",

@@ -18,6 +18,8 @@ export const FeatureDefaults = {
   polls: true,
   blog: true,
   gamification: true,
+  matching: true,
+  help: true,
   federation: false
 } as const
 export type Feature = keyof typeof FeatureDefaults
@@ -31,6 +33,28 @@ export const FeaturesInput = Schema.partialWith(
   Schema.Struct(
     Object.fromEntries(Object.keys(FeatureDefaults).map((k) => [k, Schema.Boolean])) as {
       readonly [K in Feature]: typeof Schema.Boolean
+    }
+  ),
+  { exact: true }
+).annotations({ parseOptions: { onExcessProperty: "error" } })
+
+/** Sub-capabilities switched inside a feature (decisions D17 "Modules"), with their defaults. */
+export const ModuleDefaults = {
+  reviews: true,
+  reminders: true,
+  recurring_events: true,
+  org_wallets: true,
+  digests: true,
+  push: true
+} as const
+export type Module = keyof typeof ModuleDefaults
+export const Module = Schema.Literal(...(Object.keys(ModuleDefaults) as Array<Module>))
+
+/** Module switches as an admin sends them: known names only, booleans only. */
+export const ModulesInput = Schema.partialWith(
+  Schema.Struct(
+    Object.fromEntries(Object.keys(ModuleDefaults).map((k) => [k, Schema.Boolean])) as {
+      readonly [K in Module]: typeof Schema.Boolean
     }
   ),
   { exact: true }
@@ -98,12 +122,24 @@ export class Tenant extends Schema.Class<Tenant>("Tenant")({
   status: TenantStatus,
   timezone: Schema.String,
   features: Features,
+  modules: Features,
   settings: TenantSettings,
   created_at: Schema.DateTimeUtc,
   updated_at: Schema.DateTimeUtc
 }) {
   isEnabled(feature: Feature): boolean {
     return this.features[feature] ?? FeatureDefaults[feature]
+  }
+
+  isModuleOn(module: Module): boolean {
+    return this.modules[module] ?? ModuleDefaults[module]
+  }
+
+  /** Every known module with the tenant's switch or its default. */
+  effectiveModules(): Record<Module, boolean> {
+    return Object.fromEntries(
+      (Object.keys(ModuleDefaults) as Array<Module>).map((m) => [m, this.isModuleOn(m)])
+    ) as Record<Module, boolean>
   }
 
   /** Every known feature with the tenant's switch or its default. */

@@ -27,7 +27,9 @@ export interface TenantInsert {
   readonly settings: Record<string, unknown>
 }
 
-export type TenantPatch = Partial<TenantInsert & { readonly status: "active" | "suspended" }>
+export type TenantPatch = Partial<
+  TenantInsert & { readonly status: "active" | "suspended"; readonly modules: Record<string, boolean> }
+>
 
 /** The tenants table. It is the one table that is not tenant-scoped: it is the list of tenants itself. */
 export class TenantRepo extends Effect.Service<TenantRepo>()("TenantRepo", {
@@ -64,6 +66,7 @@ export class TenantRepo extends Effect.Service<TenantRepo>()("TenantRepo", {
             status = coalesce(${patch.status ?? null}, status),
             timezone = coalesce(${patch.timezone ?? null}, timezone),
             features = features || ${JSON.stringify(patch.features ?? {})}::jsonb,
+            modules = modules || ${JSON.stringify(patch.modules ?? {})}::jsonb,
             settings = settings || ${JSON.stringify(patch.settings ?? {})}::jsonb,
             updated_at = now()
           WHERE id = ${id}
