@@ -41,5 +41,7 @@ export class JobRegistry extends Effect.Service<JobRegistry>()("JobRegistry", {
 
 /** A feature's layer registering the jobs `make` builds with that feature's services. */
 export const registerJobs = <E, R>(make: Effect.Effect<ReadonlyArray<JobDefinition>, E, R>) =>
-  Layer.effectDiscard(Effect.flatMap(Effect.zip(JobRegistry, make), ([registry, jobs]) =>
-    Effect.forEach(jobs, registry.register, { discard: true })))
+  Layer.effectDiscard(
+    Effect.flatMap(Effect.zip(JobRegistry, make), ([registry, jobs]) =>
+      Effect.forEach(jobs, registry.register, { discard: true }))
+  )

@@ -7,6 +7,7 @@ import { TenancyHttpLive } from "./TenancyHttp.js"
 
 export * from "../platform/FeatureGate.js"
 export * from "./AdminConfigService.js"
+export * from "./config/RankingHealth.js"
 export * from "./config/TenantConfig.js"
 export * from "./FirstAdminAccounts.js"
 export * from "./SignInTenantLive.js"
