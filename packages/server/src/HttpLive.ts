@@ -58,14 +58,17 @@ import { AppConfig } from "./platform/AppConfig.js"
 import { featureGateLayer } from "./platform/FeatureGate.js"
 import { FileStore, serveUpload, UPLOADS_PATH } from "./platform/FileStore.js"
 import { DecodeErrorsLive, httpEdge } from "./platform/HttpEdge.js"
+import { JobRegistry } from "./platform/JobRegistry.js"
 import { rateLimitLayer } from "./platform/RateLimit.js"
 import { RouteTable } from "./platform/RouteTable.js"
 import { PollsLive } from "./polls/index.js"
 import { SystemHttpLive } from "./system/index.js"
 import {
+  RankingHealth,
   SignInTenantLive,
   TenancyAdminHttpLive,
   TenancyHttpLive,
+  TenantConfig,
   TenantDirectory,
   TenantRepo,
   TenantService
@@ -158,7 +161,11 @@ export const ServicesLive = Layer.mergeAll(
   UserAccounts.Default,
   LedgerVerify.Default,
   // One per process: the dispatch publishes new bells here, and the channels that follow a bell read them.
-  FreshBells.Default
+  FreshBells.Default,
+  // One per process, shared by the admin routes and the features they configure or run.
+  TenantConfig.Default,
+  RankingHealth.Default,
+  JobRegistry.Default
 )
 
 /**
