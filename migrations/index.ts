@@ -18,6 +18,8 @@ import m0015 from "./0015_moderation.js"
 import m0016 from "./0016_federation.js"
 import m0017 from "./0017_federation_adapters.js"
 import m0018 from "./0018_admin_catalogue.js"
+import m0019 from "./0019_outbox_tenant_index.js"
+import m0020 from "./0020_dashboard_indexes.js"
 
 /** Forward-only migrations, in order. A landed migration is never edited; add a new one. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
@@ -38,5 +40,7 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0015_moderation": m0015,
   "0016_federation": m0016,
   "0017_federation_adapters": m0017,
-  "0018_admin_catalogue": m0018
+  "0018_admin_catalogue": m0018,
+  "0019_outbox_tenant_index": m0019,
+  "0020_dashboard_indexes": m0020
 }

@@ -52,6 +52,7 @@ layer(TestApp(), { excludeTestServices: true, timeout: "90 seconds" })("tenant a
         default_language: "en",
         "notifications.default_frequency": "daily",
         group_approval_required: false,
+        name: tenant.name,
         timezone: "UTC"
       })
 

@@ -1,6 +1,6 @@
 import type { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
-import { AppConfig, hashApiKey } from "@timebank/server"
+import { AppConfig, hashApiKey, Redis } from "@timebank/server"
 import { ConfigProvider, Context, Effect, Layer } from "effect"
 import { randomBytes, randomUUID } from "node:crypto"
 import { tmpdir } from "node:os"
@@ -64,9 +64,10 @@ const query = (text: string, values: Array<unknown> = []) =>
     }))
 
 /** Runs a federation kit fixture on the commands' database, sealing secrets under their SECRETS_KEY. */
-const onCliDatabase = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient | AppConfig>) =>
+const onCliDatabase = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient | AppConfig | Redis>) =>
   Effect.flatMap(CliEnv, (env) =>
     effect.pipe(
+      Effect.provide(Redis.Default),
       Effect.provide(AppConfig.Default),
       Effect.provide(pgClientLayer(env["DATABASE_URL"]!)),
       Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))

@@ -301,6 +301,8 @@ export const createRecords = async (
     )
     keep("transaction", deposit?.["transaction_id"])
   }
+  const run = await steps.may("job run", admin, "POST", "/api/v2/admin/background-jobs/tokens.purge/run", {})
+  keep("run", run?.["id"])
   await createCommunityRecords(steps, { admin, member, member2, marker: m, keep, listingId: listing?.["id"] })
   return { managed, uploads }
 }

@@ -49,6 +49,9 @@ const KIND_WORDS: Record<string, string> = {
   series: "series",
   review: "review",
   reviews: "review",
+  // A background job's run (`/system/cron-jobs/logs/{id}`).
+  log: "run",
+  logs: "run",
   reminder: "reminder",
   reminders: "reminder",
   message: "message",

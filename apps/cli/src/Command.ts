@@ -9,6 +9,7 @@ import type {
 import type {
   ApiKeysService,
   DeliveriesService,
+  JobsOperator,
   LedgerVerify,
   PartnersService,
   TenantService,
@@ -44,6 +45,8 @@ export interface Needs {
     | ApiKeysService
     | PartnersService
     | DeliveriesService
+  /** The shared services, every feature's registered jobs and their runner (`jobs list`, `jobs run`). */
+  readonly jobs: TenantService | UserAccounts | LedgerVerify | JobsOperator
   /** No database at all (key generation and the like). */
   readonly none: never
 }
@@ -61,4 +64,9 @@ export interface Command<K extends keyof Needs = keyof Needs> {
   readonly run: (positionals: ReadonlyArray<string>, flags: Flags) => Effect.Effect<Output, CommandError, Needs[K]>
 }
 
-export type AnyCommand = Command<"database"> | Command<"services"> | Command<"federation"> | Command<"none">
+export type AnyCommand =
+  | Command<"database">
+  | Command<"services">
+  | Command<"federation">
+  | Command<"jobs">
+  | Command<"none">

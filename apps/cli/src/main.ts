@@ -5,6 +5,8 @@ import {
   CorePlatformLive,
   DeliveriesService,
   EmbeddedPostgresError,
+  FeatureJobsLive,
+  JobsOperator,
   PartnersService,
   ServicesLive,
   SqlLive
@@ -13,6 +15,7 @@ import { Cause, Config, ConfigProvider, Console, Effect, Either, Exit, Layer, Lo
 import { type Invocation, parseInvocation, type UsageError } from "./Arguments.js"
 import type { AnyCommand, Output } from "./Command.js"
 import { federationCommands } from "./commands/federation.js"
+import { jobsList, jobsRun } from "./commands/jobs.js"
 import { ledgerVerify } from "./commands/ledger.js"
 import { migrate } from "./commands/migrate.js"
 import { pushVapidKeys } from "./commands/push.js"
@@ -30,6 +33,8 @@ const commands: ReadonlyArray<AnyCommand> = [
   userCreate,
   ledgerVerify,
   pushVapidKeys,
+  jobsList,
+  jobsRun,
   ...federationCommands
 ]
 
@@ -66,6 +71,12 @@ const FederationServices = Layer.mergeAll(
   Layer.orDie(Layer.mergeAll(ApiKeysService.Default, PartnersService.Default, DeliveriesService.Default))
 ).pipe(Layer.provide(CorePlatformLive))
 
+// Every feature's jobs, registered in this process's registry, and their runner (no cluster: runs happen here).
+const JobsServices = Layer.merge(JobsOperator.Default, FeatureJobsLive).pipe(
+  Layer.provideMerge(ServicesLive),
+  Layer.provide(CorePlatformLive)
+)
+
 const execute = (invocation: Extract<Invocation, { _tag: "Run" }>): Effect.Effect<Output, unknown> => {
   const { command, flags, positionals } = invocation
   return command.needs === "none"
@@ -74,6 +85,8 @@ const execute = (invocation: Extract<Invocation, { _tag: "Run" }>): Effect.Effec
     ? Effect.provide(command.run(positionals, flags), DatabaseOnly)
     : command.needs === "federation"
     ? Effect.provide(command.run(positionals, flags), FederationServices)
+    : command.needs === "jobs"
+    ? Effect.provide(command.run(positionals, flags), JobsServices)
     : Effect.provide(command.run(positionals, flags), Services)
 }
 

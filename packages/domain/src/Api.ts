@@ -44,8 +44,13 @@ import { AdminEmailApi, UnsubscribeApi } from "./notifications/MailApi.js"
 import { NotificationsApi, NotificationSettingsApi } from "./notifications/NotificationsApi.js"
 import { PushApi, PushV2Api } from "./notifications/PushApi.js"
 import { PollsApi } from "./polls/PollsApi.js"
+import { AdminActivityApi } from "./system/ActivityApi.js"
+import { AdminCacheApi } from "./system/CacheApi.js"
+import { AdminDashboardApi } from "./system/DashboardApi.js"
+import { AdminBackgroundJobsApi, AdminCronJobsApi } from "./system/JobsApi.js"
 import { SystemApi } from "./system/SystemApi.js"
 import { AdminConfigApi } from "./tenancy/AdminConfigApi.js"
+import { AdminConfigAreasApi } from "./tenancy/AdminConfigAreasApi.js"
 import { SuperTenantsApi } from "./tenancy/SuperTenantsApi.js"
 import { TenancyApi } from "./tenancy/TenancyApi.js"
 import { AdminOrganisationsApi } from "./volunteering/AdminOrganisationsApi.js"
@@ -79,6 +84,12 @@ class Contract extends HttpApi.make("timebank")
   .add(AdminUsersApi)
   .add(SuperTenantsApi)
   .add(AdminConfigApi)
+  .add(AdminCacheApi)
+  .add(AdminBackgroundJobsApi)
+  .add(AdminCronJobsApi)
+  .add(AdminDashboardApi)
+  .add(AdminActivityApi)
+  .add(AdminConfigAreasApi)
   .add(WalletApi)
   .add(AdminWalletApi)
   .add(ListingsApi)

@@ -22,12 +22,13 @@ import {
 } from "@timebank/domain"
 import { Effect, Layer } from "effect"
 import { ConnectionsLive } from "./connections/index.js"
-import { EventsClusterLive, EventsLive } from "./events/index.js"
+import { EventsClusterLive, EventsLive, ReminderJobsLive } from "./events/index.js"
 import {
   FederationClusterLive,
   FederationDialects,
   FederationLive,
-  FederationMiddlewareLive
+  FederationMiddlewareLive,
+  WebhookJobsLive
 } from "./federation/index.js"
 import { FeedClusterLive, FeedLive } from "./feed/index.js"
 import { GroupsLive } from "./groups/index.js"
@@ -36,6 +37,7 @@ import {
   AuthenticationLive,
   FirstAdminAccountsLive,
   IdentityHttpLive,
+  IdentityJobsLive,
   IdentityService,
   OptionalAuthenticationLive,
   PresentedCredentials,
@@ -49,20 +51,24 @@ import { MessagingLive } from "./messaging/index.js"
 import { ModerationLive } from "./moderation/index.js"
 import {
   FreshBells,
+  MailJobsLive,
   NotificationsClusterLive,
   NotificationsLive,
   REALTIME_PATH,
   RealtimeLive
 } from "./notifications/index.js"
 import { AppConfig } from "./platform/AppConfig.js"
+import { auditTrail } from "./platform/AuditTrail.js"
 import { featureGateLayer } from "./platform/FeatureGate.js"
 import { FileStore, serveUpload, UPLOADS_PATH } from "./platform/FileStore.js"
 import { DecodeErrorsLive, httpEdge } from "./platform/HttpEdge.js"
 import { JobRegistry } from "./platform/JobRegistry.js"
 import { rateLimitLayer } from "./platform/RateLimit.js"
 import { RouteTable } from "./platform/RouteTable.js"
+import { TenantCaches } from "./platform/TenantCaches.js"
 import { PollsLive } from "./polls/index.js"
-import { SystemHttpLive } from "./system/index.js"
+import { ActivityHttpLive, AdminCacheHttpLive, DashboardLive, SystemHttpLive } from "./system/index.js"
+import { JobSchedulerLive, JobsHttpLive } from "./system/jobs/index.js"
 import {
   RankingHealth,
   SignInTenantLive,
@@ -122,6 +128,10 @@ const MiddlewareLive = Layer.mergeAll(
 /** Every feature's handlers, with the middleware they declare. */
 export const FeaturesLive = Layer.mergeAll(
   SystemHttpLive,
+  AdminCacheHttpLive,
+  DashboardLive,
+  ActivityHttpLive,
+  JobsHttpLive,
   TenancyHttpLive,
   IdentityHttpLive,
   TenancyAdminHttpLive.pipe(Layer.provide(FirstAdminAccountsLive)),
@@ -140,8 +150,19 @@ export const FeaturesLive = Layer.mergeAll(
   FederationLive
 ).pipe(Layer.provideMerge(MiddlewareLive), Layer.provide(LedgerService.Default))
 
-/** What a serving process runs on the cluster: entities and outbox subscribers (needs Sharding). */
+/** Every feature's named jobs, registered in the process's JobRegistry (decisions D17 "Jobs"), one line each. */
+export const FeatureJobsLive = Layer.mergeAll(
+  ReminderJobsLive,
+  MailJobsLive,
+  WebhookJobsLive,
+  IdentityJobsLive
+)
+
+/** What a serving process runs on the cluster: entities, outbox subscribers and jobs (needs Sharding). */
 export const ClusterFeaturesLive = Layer.mergeAll(
+  FeatureJobsLive,
+  // The jobs' scheduler, one runner at a time (JOBS_SCHEDULER=off leaves it out).
+  JobSchedulerLive,
   LedgerClusterLive,
   EventsClusterLive,
   NotificationsClusterLive,
@@ -165,7 +186,9 @@ export const ServicesLive = Layer.mergeAll(
   // One per process, shared by the admin routes and the features they configure or run.
   TenantConfig.Default,
   RankingHealth.Default,
-  JobRegistry.Default
+  JobRegistry.Default,
+  // One per process: the registry of the caches (tenant resolution, switches, configuration) and their bus.
+  TenantCaches.Default
 )
 
 /**
@@ -191,6 +214,8 @@ export const makeHttpLive = <R>(api: HttpApi.HttpApi.Any, apiLive: Layer.Layer<H
       Layer.provide(RawRoutesLive),
       // The realtime WebSocket and the fibers that feed it (decisions D9, D12).
       Layer.provide(RealtimeLive),
+      // Inside the edge (it reads the checked, cached body), around the decode errors: admin writes are audited.
+      Layer.provide(auditTrail(routes)),
       Layer.provide(DecodeErrorsLive),
       Layer.provide(apiLive)
     )

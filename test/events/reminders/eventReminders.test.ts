@@ -104,7 +104,7 @@ describe("reminderIssues (pure)", () => {
     }))
 })
 
-layer(TestApp({ REMINDER_TICK: "1 day" }), { excludeTestServices: true, timeout: "120 seconds" })(
+layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })(
   "event reminders",
   (it) => {
     it.effect("PUT sets the caller's reminders (start − offset, pending) and GET reads them, soonest first", () =>

@@ -131,7 +131,7 @@ describe("reminder delivery rules (pure)", () => {
     }))
 })
 
-layer(TestApp({ REMINDER_TICK: "1 day" }), { excludeTestServices: true, timeout: "120 seconds" })(
+layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })(
   "reminder delivery with a controllable clock",
   (it) => {
     it.effect("a user reminder is delivered once, at its time, to the outbox with the event", () =>
@@ -318,7 +318,7 @@ describe("reminder delivery on two runners (socket mode) sharing one database", 
     "both processes ticking at the same moment deliver each (reminder, recipient) exactly once",
     () =>
       Effect.gen(function*() {
-        const { onA, onB } = yield* twoServers({ REMINDER_TICK: "1 day" })
+        const { onA, onB } = yield* twoServers()
 
         const { members, organiser, tenant } = yield* onA(withMembers(20))
         const events = [
@@ -361,8 +361,11 @@ describe("reminder delivery on two runners (socket mode) sharing one database", 
   )
 })
 
-layer(TestApp({ REMINDER_TICK: "200 millis" }), { excludeTestServices: true, timeout: "120 seconds" })(
-  "the reminder scheduler (a cluster singleton on the serving process)",
+layer(
+  TestApp({ JOBS_SCHEDULER: "on", JOB_SCHEDULES: JSON.stringify({ "reminders.deliver": "* * * * * *" }) }),
+  { excludeTestServices: true, timeout: "120 seconds" }
+)(
+  "the reminders.deliver job on the jobs' scheduler (a cluster singleton on the serving process)",
   (it) => {
     it.effect("delivers due reminders by itself, on the real clock, once", () =>
       Effect.gen(function*() {

@@ -13,10 +13,12 @@ import { EventId, EventIdPath } from "./Event.js"
 export const EVENT_IMAGE_MAX_BYTES = 5 * 1024 * 1024
 
 /**
- * The body cap of the upload route. Twice the image limit, so that an image somewhat over 5 MB still reaches the
- * multipart parser and gets its 422 on field `image`; bodies beyond it are refused at the edge (413) unread.
+ * The body cap of the upload route at the edge: twice the largest image a community may allow (`images`
+ * `max_upload_mb` ≤ 20, decisions D17), bodies beyond it refused (413) unread. Each community's own cap, twice its
+ * limit (10 MiB by default), is applied by the route, so that an image somewhat over the limit still reaches the
+ * multipart parser and gets its 422 on field `image`.
  */
-export const EVENT_IMAGE_MAX_BODY_BYTES = 2 * EVENT_IMAGE_MAX_BYTES
+export const EVENT_IMAGE_MAX_BODY_BYTES = 2 * 20 * 1024 * 1024
 
 /** Decisions D8: JPEG, PNG or WebP, recognised by their first bytes. */
 export const EVENT_IMAGE_TYPES = ["image/jpeg", "image/png", "image/webp"] as const
@@ -41,7 +43,8 @@ export const EVENT_IMAGE_MULTIPART_LIMITS = {
 export const EventImageUpload = HttpApiSchema.Multipart(
   Schema.Struct({
     image: Multipart.SingleFileSchema.annotations({
-      description: "JPEG, PNG or WebP, at most 5 MB; the type is checked from the file's content"
+      description: "JPEG, PNG or WebP (those the community allows), at most 5 MB unless the community allows " +
+        "more (`images.max_upload_mb`); the type is checked from the file's content"
     })
   }),
   EVENT_IMAGE_MULTIPART_LIMITS
@@ -77,7 +80,8 @@ export class EventImageApi extends HttpApiGroup.make("eventImages")
         OpenApi.Description,
         "The organiser or a community admin sets the event's `cover_image` (multipart, file field `image`). " +
           "For a recurring series the image goes to the template and every occurrence. A missing, unknown or " +
-          "too large image is a 422 on field `image`."
+          "too large image, or a type the community does not allow, is a 422 on field `image`; a body over twice " +
+          "the community's `images.max_upload_mb` is 413."
       )
   )
   .middleware(EventsFeature)

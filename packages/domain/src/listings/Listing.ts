@@ -84,9 +84,29 @@ const SearchParam = Schema.Trim.pipe(Schema.maxLength(200)).annotations({
 /** Spec "Limits": directory `per_page` default 20, max 50. */
 export const LISTINGS_PER_PAGE_MAX = 50
 
-/** `GET /api/v2/listings`: active listings, newest first. */
+const RankWeight = Schema.Number.pipe(Schema.finite(), Schema.between(0, 10))
+
+/**
+ * Where a page in a ranked order (the community's `listings` algorithm with a search term, decisions D17) ended:
+ * the order itself (anchor time in epoch ms, weights) and the last listing's score and id. The next page continues
+ * that order even if an admin changes the algorithm meanwhile.
+ */
+export const RankCursor = Schema.Struct({
+  at: Schema.Int.pipe(Schema.between(0, 8_640_000_000_000_000)).annotations({ description: "Epoch ms" }),
+  recency: RankWeight,
+  relevance: RankWeight,
+  score: Schema.Number.pipe(Schema.finite()),
+  id: RecordId
+})
+export type RankCursor = typeof RankCursor.Type
+
+/** A listing id (newest-first pages), or a {@link RankCursor}. */
+export const ListingsCursor = Schema.Union(RecordId, RankCursor)
+export type ListingsCursor = typeof ListingsCursor.Type
+
+/** `GET /api/v2/listings`: active listings, in the order the community's `listings` algorithm gives. */
 export const ListListingsParams = Schema.Struct({
-  cursor: Schema.optional(CursorParam(RecordId)),
+  cursor: Schema.optional(CursorParam(ListingsCursor)),
   per_page: Schema.optional(PerPageParam(LISTINGS_PER_PAGE_MAX)).annotations({ description: "Default 20" }),
   type: Schema.optional(ListingType).annotations({ description: "Only offers or only requests" }),
   category_id: Schema.optional(IdParam).annotations({ description: "Only listings of this category" }),

@@ -28,7 +28,11 @@ export class ListingsApi extends HttpApiGroup.make("listings")
       .annotate(OpenApi.Summary, "List listings")
       .setUrlParams(ListListingsParams)
       .addSuccess(CursorPage(Listing))
-      .annotate(OpenApi.Description, "Active listings of this community, newest first; no token needed")
+      .annotate(
+        OpenApi.Description,
+        "Active listings of this community, newest first; with `search`, in the order of the community's " +
+          "`listings` algorithm (`relevance`, `hybrid`); no token needed"
+      )
   )
   .add(
     HttpApiEndpoint.get("get", `${LISTINGS}/:id`)

@@ -73,9 +73,16 @@ export const MailFailure = Schema.Struct({
 export const MailStatus = Schema.Struct({
   transport: MailTransportKind,
   from: Schema.String,
-  queue: Counts.annotations({ description: "This community's notification e-mails by status" }),
-  account_mail: Counts.annotations({ description: "This community's welcome and password-reset mails by status" }),
+  queue: Counts.annotations({
+    description: "All of this community's outgoing e-mail by status: notification e-mails and account mails"
+  }),
+  account_mail: Counts.annotations({
+    description: "The welcome and password-reset mails among them (counted in `queue` too)"
+  }),
   last_sent_at: Schema.NullOr(Schema.DateTimeUtc),
+  last_error: Schema.NullOr(Schema.String).annotations({
+    description: "The transport's answer to the community's latest failed send; null when none failed"
+  }),
   last_failure: Schema.NullOr(MailFailure)
 })
 export type MailStatus = typeof MailStatus.Type
@@ -92,13 +99,29 @@ export const TestMailInput = Schema.Struct({
 export type TestMailInput = typeof TestMailInput.Type
 
 export const TestMailResult = Schema.Struct({
+  ok: Schema.Boolean.annotations({ description: "Whether the transport took the message (the same as `sent`)" }),
   sent: Schema.Boolean,
   to: Schema.String,
   transport: MailTransportKind,
   message_id: Schema.NullOr(Schema.String),
-  detail: Schema.String.annotations({ description: "The server's answer, the file written, or the error" })
+  detail: Schema.String.annotations({ description: "The server's answer, the file written, or the error" }),
+  error: Schema.optionalWith(Schema.String, { exact: true }).annotations({
+    description: "Only when not sent: why the transport refused"
+  })
 })
 export type TestMailResult = typeof TestMailResult.Type
+
+export const ProviderCheck = Schema.Struct({
+  ok: Schema.Boolean,
+  transport: MailTransportKind,
+  message: Schema.optionalWith(Schema.String, { exact: true }).annotations({
+    description: "When ok: what the SMTP server answered (its greeting), or where the file transport writes"
+  }),
+  error: Schema.optionalWith(Schema.String, { exact: true }).annotations({
+    description: "When not ok: the error, with the server's answer when it gave one"
+  })
+})
+export type ProviderCheck = typeof ProviderCheck.Type
 
 /** The community's e-mail as its admins see it, and a test of the real transport. */
 export class AdminEmailApi extends HttpApiGroup.make("adminEmail")
@@ -117,6 +140,17 @@ export class AdminEmailApi extends HttpApiGroup.make("adminEmail")
       .annotate(OpenApi.Description, "Sends at once through the configured transport and says what happened")
       .setPayload(TestMailInput)
       .addSuccess(DataEnvelope(TestMailResult))
+      .addError(httpError(Forbidden))
+  )
+  .add(
+    HttpApiEndpoint.post("testProvider", "/api/v2/admin/email/test-provider")
+      .annotate(OpenApi.Summary, "Check the e-mail provider")
+      .annotate(
+        OpenApi.Description,
+        "Opens a connection to the SMTP server as sending would (greeting, EHLO, TLS, login) and reports its " +
+          "answer; sends nothing. With the file transport, checks that the mail folder is writable"
+      )
+      .addSuccess(DataEnvelope(ProviderCheck))
       .addError(httpError(Forbidden))
   )
   .middleware(Authentication)

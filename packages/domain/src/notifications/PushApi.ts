@@ -1,5 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Either, Encoding, Schema } from "effect"
+import { FeatureDisabled, httpError } from "../http/ApiError.js"
 import { DataEnvelope } from "../http/Envelope.js"
 import { RecordId } from "../http/Ids.js"
 import { Authentication } from "../identity/Authentication.js"
@@ -120,10 +121,12 @@ const pushGroup = <const Name extends string>(name: Name, prefix: `/${string}`) 
         .annotate(OpenApi.Summary, "Subscribe to push")
         .annotate(
           OpenApi.Description,
-          "Registers a browser subscription or a device token: 201 when new, 200 when the caller already had it"
+          "Registers a browser subscription or a device token: 201 when new, 200 when the caller already had it; " +
+            "403 `FEATURE_DISABLED` while the community has the `push` module off"
         )
         .setPayload(PushSubscribe)
         .addSuccess(DataEnvelope(PushSubscribed), { status: 201 })
+        .addError(httpError(FeatureDisabled))
         .addSuccess(
           DataEnvelope(PushSubscribed).annotations({ description: "The caller already had this subscription" }),
           { status: 200 }

@@ -2,8 +2,15 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, OpenApi } from "@effe
 import { Schema } from "effect"
 import { AuthRequired, httpError } from "../http/ApiError.js"
 import { DataEnvelope } from "../http/Envelope.js"
+import { NativeAppConfig, SeoConfig } from "./ConfigAreas.js"
 import { TenantRequired, TenantResolutionFailed } from "./TenancyErrors.js"
 import { CurrentTenant, TenantPublic } from "./Tenant.js"
+
+/** The public view of the community with the configuration areas clients show (decisions D17: SEO, native app). */
+export class TenantPublicView extends TenantPublic.extend<TenantPublicView>("TenantPublicView")({
+  seo: SeoConfig,
+  native_app: NativeAppConfig
+}) {}
 
 /**
  * Resolves the tenant from `X-Tenant-ID`, `X-Tenant-Slug`, then the host, and provides `CurrentTenant`. Credentials
@@ -30,10 +37,10 @@ export class TenancyApi extends HttpApiGroup.make("tenancy")
   .add(
     HttpApiEndpoint.get("current", "/api/v2/tenant")
       .annotate(OpenApi.Summary, "Get this community")
-      .addSuccess(DataEnvelope(TenantPublic))
+      .addSuccess(DataEnvelope(TenantPublicView))
       .annotate(
         OpenApi.Description,
-        "The community this request is addressed to: name, timezone, language and feature switches"
+        "The community this request is addressed to: name, timezone, language, feature switches, SEO and native app"
       )
   )
   .middleware(TenantMiddleware)

@@ -1,16 +1,18 @@
 import {
+  ConfigAreas,
   CurrentTenant,
   DomainEvents,
-  EVENT_IMAGE_MAX_BYTES,
   type EventId,
   type EventImage,
   type EventImageType,
+  type ImagesConfig,
   ValidationFailed
 } from "@timebank/domain"
 import { type Cause, Effect, Option } from "effect"
 import { FileStore, keyOfUrl, uploadKey } from "../platform/FileStore.js"
 import { Outbox } from "../platform/Outbox.js"
 import { TenantSql } from "../platform/TenantSql.js"
+import { TenantConfig } from "../tenancy/config/TenantConfig.js"
 import { EventCoverRepo } from "./EventCoverRepo.js"
 import { foundEvent } from "./EventLifecycle.js"
 import { EventRepo } from "./EventRepo.js"
@@ -22,6 +24,46 @@ export interface ImageUpload {
   readonly bytes: Uint8Array
   readonly declaredType: string
 }
+
+const MiB = 1024 * 1024
+
+/** What a community's `images` configuration (decisions D17) lets an upload be. */
+export interface ImageLimits {
+  readonly maxBytes: number
+  readonly allowedTypes: ReadonlyArray<EventImageType>
+}
+
+export const imageLimitsOf = (config: ImagesConfig): ImageLimits => ({
+  maxBytes: config.max_upload_mb * MiB,
+  allowedTypes: config.allowed_types
+})
+
+/** Decisions D8's limits: what a community that never configured `images` allows. */
+export const DEFAULT_IMAGE_LIMITS = imageLimitsOf(ConfigAreas.images.defaults)
+
+/**
+ * The body cap of a community's upload: twice its image limit, so that an image somewhat over the limit still
+ * reaches the multipart parser and gets its 422 on field `image`; a larger body is 413 `PAYLOAD_TOO_LARGE`.
+ */
+export const uploadBodyCap = (limits: ImageLimits) => 2 * limits.maxBytes
+
+export const tooLargeMessage = (limits: ImageLimits) => `must be at most ${limits.maxBytes / MiB} MB`
+
+const TYPE_NAMES: Readonly<Record<EventImageType, string>> = {
+  "image/jpeg": "JPEG",
+  "image/png": "PNG",
+  "image/webp": "WebP"
+}
+
+/** "a JPEG, PNG or WebP image" for the types allowed. */
+const typesMessage = (types: ReadonlyArray<EventImageType>) => {
+  const names = types.map((t) => TYPE_NAMES[t])
+  const list = names.length > 1 ? `${names.slice(0, -1).join(", ")} or ${names[names.length - 1]}` : names[0]
+  return `must be a ${list} image`
+}
+
+/** Reads the upload within the community's limits; a problem with it is a 422 on field `image`. */
+export type ReadImage = (limits: ImageLimits) => Effect.Effect<ImageUpload, ValidationFailed>
 
 /** 422 on field `image` (decisions D8). */
 export const invalidImage = (message: string) => ValidationFailed.field("image", message)
@@ -46,11 +88,14 @@ const DECLARED_ALIASES: Readonly<Record<string, string>> = { "image/jpg": "image
  * another format (a GIF sent as `image/gif`, a PNG labelled `image/webp`) is refused too, since the client meant
  * something we would not store as such. Generic declarations (`application/octet-stream`) are fine.
  */
-export const checkImage = (image: ImageUpload): { readonly type: EventImageType } | { readonly problem: string } => {
+export const checkImage = (
+  image: ImageUpload,
+  limits: ImageLimits = DEFAULT_IMAGE_LIMITS
+): { readonly type: EventImageType } | { readonly problem: string } => {
   if (image.bytes.length === 0) return { problem: "is empty" }
-  if (image.bytes.length > EVENT_IMAGE_MAX_BYTES) return { problem: "must be at most 5 MB" }
+  if (image.bytes.length > limits.maxBytes) return { problem: tooLargeMessage(limits) }
   const type = sniffImageType(image.bytes)
-  if (type === undefined) return { problem: "must be a JPEG, PNG or WebP image" }
+  if (type === undefined || !limits.allowedTypes.includes(type)) return { problem: typesMessage(limits.allowedTypes) }
   const declared = image.declaredType.split(";")[0]!.trim().toLowerCase()
   const named = DECLARED_ALIASES[declared] ?? declared
   if (named.startsWith("image/") && named !== type) {
@@ -59,7 +104,10 @@ export const checkImage = (image: ImageUpload): { readonly type: EventImageType 
   return { type }
 }
 
-/** Event cover images (decisions D8), stored through the FileStore; the contract gates the route on `events`. */
+/**
+ * Event cover images (decisions D8), stored through the FileStore; the contract gates the route on `events`. Size
+ * and types follow the community's `images` configuration (TenantConfig, one per process from ServicesLive).
+ */
 export class EventImageService extends Effect.Service<EventImageService>()("EventImageService", {
   dependencies: [EventRepo.Default, EventCoverRepo.Default, FileStore.Default, Outbox.Default, TenantSql.Default],
   effect: Effect.gen(function*() {
@@ -68,6 +116,7 @@ export class EventImageService extends Effect.Service<EventImageService>()("Even
     const store = yield* FileStore
     const outbox = yield* Outbox
     const events = yield* EventRepo
+    const config = yield* TenantConfig
 
     /** Logs a failed clean-up: a file left behind costs disk space, never the request. */
     const logCleanupFailure = (what: string, keys: ReadonlyArray<string>) => (cause: Cause.Cause<unknown>) =>
@@ -95,12 +144,13 @@ export class EventImageService extends Effect.Service<EventImageService>()("Even
         Effect.withSpan("Events.deleteReplacedCovers")
       )
 
-    const replaceCover = (event: EventRow, readImage: Effect.Effect<ImageUpload, ValidationFailed>) =>
+    const replaceCover = (event: EventRow, readImage: ReadImage) =>
       Effect.gen(function*() {
         const editor = yield* EventEditor
         const tenant = yield* CurrentTenant
-        const image = yield* readImage
-        const checked = checkImage(image)
+        const limits = imageLimitsOf(yield* config.get(tenant.id, "images"))
+        const image = yield* readImage(limits)
+        const checked = checkImage(image, limits)
         if ("problem" in checked) return yield* invalidImage(checked.problem)
         const key = uploadKey(["events", tenant.id, event.id], checked.type)
         const url = yield* store.put(key, image.bytes, checked.type)
@@ -132,10 +182,10 @@ export class EventImageService extends Effect.Service<EventImageService>()("Even
 
     /**
      * Stores a new cover image for an event. The event and the caller's right to change it are checked before
-     * `readImage` reads the upload, so a refused caller's body is never parsed.
+     * `readImage` reads the upload, within the community's limits, so a refused caller's body is never parsed.
      */
     const upload = Effect.fn("Events.uploadImage")(
-      function*(id: EventId, readImage: Effect.Effect<ImageUpload, ValidationFailed>) {
+      function*(id: EventId, readImage: ReadImage) {
         const event = yield* foundEvent(events.findById(id))
         return yield* requireEventEditor(event)(replaceCover(event, readImage))
       }

@@ -11,7 +11,6 @@ import { RecurringEventsHttpLive } from "./recurrence/RecurringEventsHttp.js"
 import { RecurringEventsService } from "./recurrence/RecurringEventsService.js"
 import { SeriesHttpLive } from "./recurrence/SeriesHttp.js"
 import { SeriesService } from "./recurrence/SeriesService.js"
-import { ReminderSchedulerLive } from "./reminders/ReminderScheduler.js"
 import { RemindersHttpLive } from "./reminders/RemindersHttp.js"
 import { RemindersService } from "./reminders/RemindersService.js"
 import { EventEntityLive } from "./rsvp/EventEntityLive.js"
@@ -31,6 +30,7 @@ export * from "./EventRow.js"
 export * from "./EventSnapshot.js"
 export * from "./EventsPolicy.js"
 export * from "./EventsService.js"
+export * from "./EventStats.js"
 export * from "./EventView.js"
 export * from "./EventViews.js"
 export * from "./recurrence/CustomRule.js"
@@ -39,8 +39,8 @@ export * from "./recurrence/RecurrenceRequest.js"
 export * from "./recurrence/RecurringEventsService.js"
 export * from "./recurrence/SeriesService.js"
 export * from "./reminders/ReminderDelivery.js"
+export * from "./reminders/ReminderJobs.js"
 export * from "./reminders/ReminderRules.js"
-export * from "./reminders/ReminderScheduler.js"
 export * from "./reminders/RemindersService.js"
 export * from "./rsvp/EventEntityLive.js"
 export * from "./rsvp/EventPlaces.js"
@@ -61,10 +61,10 @@ export const EventsLive = Layer.mergeAll(
 )
 
 /**
- * What runs on the cluster: the Event entity (one per event), reading and writing through `places`, and reminder
- * delivery (a singleton). Tests give it a repo that misbehaves on purpose.
+ * What runs on the cluster: the Event entity (one per event), reading and writing through `places`. Tests give it a
+ * repo that misbehaves on purpose. Reminder delivery is the `reminders.deliver` job (`ReminderJobsLive`).
  */
 export const eventsClusterWith = <E, R>(places: Layer.Layer<EventPlacesRepo, E, R>) =>
-  Layer.mergeAll(EventEntityLive.pipe(Layer.provide(places)), ReminderSchedulerLive)
+  EventEntityLive.pipe(Layer.provide(places))
 
 export const EventsClusterLive = eventsClusterWith(EventPlacesRepo.Default)

@@ -9,11 +9,11 @@ import {
 import { Effect, Option } from "effect"
 import { GroupDirectory } from "../groups/GroupDirectory.js"
 import { Outbox } from "../platform/Outbox.js"
-import { idCursorPage } from "../platform/Paging.js"
 import { CommunityMember, requireCommunityMember } from "../platform/Policy.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { FeedAccess, PostDeleter, PostInteraction, ReadablePost, readerOf } from "./FeedPolicy.js"
 import { FeedPostRepo } from "./FeedPostRepo.js"
+import { FeedRanking } from "./FeedRanking.js"
 import { FeedViews } from "./FeedViews.js"
 
 /** The feed's posts and likes (decisions D14, D14a); the contract gates their routes on `feed`. */
@@ -22,6 +22,7 @@ export class FeedService extends Effect.Service<FeedService>()("FeedService", {
     FeedPostRepo.Default,
     FeedAccess.Default,
     FeedViews.Default,
+    FeedRanking.Default,
     GroupDirectory.Default,
     Outbox.Default,
     TenantSql.Default
@@ -31,6 +32,7 @@ export class FeedService extends Effect.Service<FeedService>()("FeedService", {
     const repo = yield* FeedPostRepo
     const access = yield* FeedAccess
     const views = yield* FeedViews
+    const ranking = yield* FeedRanking
     const groups = yield* GroupDirectory
     const outbox = yield* Outbox
 
@@ -65,18 +67,22 @@ export class FeedService extends Effect.Service<FeedService>()("FeedService", {
     )
 
     /**
-     * A page of the feed, newest first: one query for the posts, one for their authors, one for the caller's
-     * likes. Without `group_id`, the community's posts and those of the caller's groups.
+     * A page of the feed: the next posts by id, ranked by the community's feed algorithm (newest first by default);
+     * one query for the posts, one for their authors, one for the caller's likes. Without `group_id`, the
+     * community's posts and those of the caller's groups.
      */
     const list = Effect.fn("Feed.list")(function*(params: FeedListParams) {
       const actor = yield* CurrentUser
       const reader = readerOf(actor)
       const perPage = params.per_page ?? FEED_PER_PAGE_DEFAULT
       const query = { reader, before: params.cursor, limit: perPage + 1 }
-      const rows = params.group_id === undefined
-        ? yield* repo.homePage(query, yield* groups.activeGroupIdsOf(actor.userId))
-        : yield* Effect.zipRight(access.readableGroup(params.group_id), repo.groupPage(query, params.group_id))
-      return yield* idCursorPage(rows, perPage, (page) => views.postViews(page, actor.userId))
+      const groupId = params.group_id
+      if (groupId !== undefined) yield* access.readableGroup(groupId)
+      const fetch = groupId === undefined
+        ? Effect.flatMap(groups.activeGroupIdsOf(actor.userId), (ids) => repo.homePage(query, ids))
+        : repo.groupPage(query, groupId)
+      const page = yield* ranking.page(fetch, perPage, actor.userId)
+      return { data: yield* views.postViews(page.data, actor.userId), meta: page.meta }
     })
 
     const get = Effect.fn("Feed.get")(function*(id: FeedPostId) {

@@ -9,6 +9,7 @@ export * from "./GroupChatService.js"
 export * from "./GroupDirectory.js"
 export * from "./GroupMembersService.js"
 export * from "./GroupsService.js"
+export * from "./GroupStats.js"
 export * from "./GroupTypesService.js"
 
 /** Groups: the groups, their memberships, chatrooms and types (decisions D14, D14a). */

@@ -3,6 +3,7 @@ import { DateTime, Effect, Option, Schema } from "effect"
 import { definedOnly, isUniqueViolation, likePattern } from "../platform/SqlErrors.js"
 import { DbDate, DbInt, decodeFirst, decodeRows, decodeSingle } from "../platform/SqlRows.js"
 import { TenantSql } from "../platform/TenantSql.js"
+import { type Ranked, rankScore } from "../tenancy/config/Ranking.js"
 import { toAuthUser, UserRow } from "./UserRecord.js"
 
 /** A `users` row with the columns only admins see. */
@@ -26,6 +27,8 @@ export interface UserListQuery {
   readonly status?: UserStatus | undefined
   readonly role?: Role | undefined
   readonly search?: string | undefined
+  /** The community's `members` order for this search; newest first when undefined. */
+  readonly ranked?: Ranked | undefined
 }
 
 export interface AdminUserPatch {
@@ -92,9 +95,15 @@ export class AdminUserRepo extends Effect.Service<AdminUserRepo>()("AdminUserRep
               OR first_name || ' ' || last_name ILIKE ${pattern})`)
           }
           const where = sql.and(conditions)
+          // Names weigh more than the address, whose parts count as words (`smith` finds ada.smith@…).
+          const vector = sql`(setweight(to_tsvector('simple', first_name || ' ' || last_name), 'A')
+            || setweight(to_tsvector('simple', translate(email, '@._+-', '     ')), 'B'))`
+          const order = q.ranked === undefined
+            ? sql`id DESC`
+            : sql`${rankScore(sql, q.ranked, vector, sql`created_at`)} DESC, id DESC`
           return Effect.all({
             rows: sql`SELECT * FROM users WHERE ${where}
-              ORDER BY id DESC LIMIT ${q.perPage} OFFSET ${(q.page - 1) * q.perPage}`.pipe(allUsers),
+              ORDER BY ${order} LIMIT ${q.perPage} OFFSET ${(q.page - 1) * q.perPage}`.pipe(allUsers),
             total: sql`SELECT count(*)::int AS n FROM users WHERE ${where}`.pipe(count, Effect.map((row) => row.n))
           }, { concurrency: 2 })
         }),

@@ -1,5 +1,6 @@
 import {
   AlreadyExists,
+  CurrentTenant,
   DomainEvents,
   type ListUsersParams,
   NotFound,
@@ -9,10 +10,13 @@ import {
   type UserStatus,
   type UserStatusChange
 } from "@timebank/domain"
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
 import { Outbox } from "../platform/Outbox.js"
 import { requireTenantAdmin, TenantAdmin } from "../platform/Policy.js"
 import { TenantSql } from "../platform/TenantSql.js"
+import { rankedBy } from "../tenancy/config/Ranking.js"
+import { RankingHealth } from "../tenancy/config/RankingHealth.js"
+import { TenantConfig } from "../tenancy/config/TenantConfig.js"
 import { changeableIn, found, notSelf } from "./AdminUserGuards.js"
 import { AdminUserOnboarding } from "./AdminUserOnboarding.js"
 import { AdminUserRepo, toAdminUser } from "./AdminUserRepo.js"
@@ -82,13 +86,17 @@ export class AdminUsersService extends Effect.Service<AdminUsersService>()("Admi
       yield* TenantAdmin
       const page = params.page ?? 1
       const perPage = params.per_page ?? DEFAULT_USERS_PER_PAGE
-      const { rows, total } = yield* repo.list({
-        page,
-        perPage,
-        status: params.status,
-        role: params.role,
-        search: params.search
-      })
+      const tenant = yield* CurrentTenant
+      const algorithms = yield* Effect.flatMap(TenantConfig, (config) => config.get(tenant.id, "algorithms"))
+      // Offset pages carry no anchor: recency is measured from the hour, so the pages of a walk agree.
+      const hour = Math.floor((yield* Clock.currentTimeMillis) / 3_600_000) * 3_600_000
+      const ranked = rankedBy(algorithms.members, params.search, hour)
+      const health = yield* RankingHealth
+      const { rows, total } = yield* health.measure(
+        tenant.id,
+        "members",
+        repo.list({ page, perPage, status: params.status, role: params.role, search: params.search, ranked })
+      )
       return { data: rows.map(toAdminUser), meta: offsetMeta(page, perPage, total) }
     }, requireTenantAdmin)
 

@@ -1,6 +1,7 @@
 import { HttpServerRequest } from "@effect/platform"
 import { Authentication, CSRF_COOKIE, CSRF_HEADER, CurrentTenant, OptionalAuthentication } from "@timebank/domain"
 import { Effect, Layer, Option, Redacted } from "effect"
+import { noteActor } from "../platform/AuditTrail.js"
 import { csrfChecked, IdentityService } from "./IdentityService.js"
 import { resolvedFor } from "./PresentedCredentials.js"
 
@@ -30,7 +31,7 @@ export const AuthenticationLive = Layer.effect(
         (known) => Option.isSome(known) ? Effect.succeed(known.value) : inTenant(identity.sessionCaller(cookie))
       )
     return Authentication.of({
-      bearer: (token) => bearer(Redacted.value(token)),
+      bearer: (token) => Effect.tap(bearer(Redacted.value(token)), noteActor),
       session: (cookie) =>
         Effect.flatMap(
           session(Redacted.value(cookie)),
@@ -41,7 +42,7 @@ export const AuthenticationLive = Layer.effect(
                 csrfHeader: request.headers[CSRF_HEADER],
                 csrfCookie: request.cookies[CSRF_COOKIE]
               }))
-        )
+        ).pipe(Effect.tap(noteActor))
     })
   })
 )

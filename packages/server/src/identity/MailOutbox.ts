@@ -69,16 +69,18 @@ export class MailOutbox extends Effect.Service<MailOutbox>()("MailOutbox", {
       /**
        * The mailer's side (all communities, outside any request): takes the oldest pending mail not in `skip`,
        * locked so that another runner passes it by, hands it to `deliver` and records the outcome, in one
-       * transaction. None when nothing is waiting.
+       * transaction. None when nothing is waiting. Only `tenantId`'s mail when given.
        */
       deliverNext: <R>(
         skip: ReadonlyArray<number>,
-        deliver: (mail: PendingMail) => Effect.Effect<MailOutcome, never, R>
+        deliver: (mail: PendingMail) => Effect.Effect<MailOutcome, never, R>,
+        tenantId?: number
       ) =>
         sql.withTransaction(Effect.gen(function*() {
           const [mail] = yield* sql`
             SELECT id, tenant_id, user_id, to_email, template, data FROM mail_outbox
             WHERE status = 'pending' AND id <> ALL(${pgArray(skip)}::bigint[])
+              ${tenantId === undefined ? sql`` : sql`AND tenant_id = ${tenantId}`}
             ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED`.pipe(decodeRows(PendingMail))
           if (mail === undefined) return Option.none<{ readonly id: number; readonly outcome: MailOutcome }>()
           const outcome = yield* deliver(mail)
@@ -86,9 +88,10 @@ export class MailOutbox extends Effect.Service<MailOutbox>()("MailOutbox", {
           return Option.some({ id: mail.id, outcome })
         })).pipe(dieOnSqlError),
 
-      /** Mail still pending after 7 days is given up (all communities). */
-      expire: (before: Date) =>
+      /** Mail still pending after 7 days is given up (all communities, or only `tenantId`'s). */
+      expire: (before: Date, tenantId?: number) =>
         sql`UPDATE mail_outbox SET status = 'failed' WHERE status = 'pending' AND created_at < ${before}
+          ${tenantId === undefined ? sql`` : sql`AND tenant_id = ${tenantId}`}
           RETURNING id`.pipe(Effect.map((rows) => rows.length), dieOnSqlError),
 
       /** The current community's mails by status. */

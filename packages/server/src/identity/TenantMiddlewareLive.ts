@@ -1,6 +1,7 @@
 import { HttpServerRequest } from "@effect/platform"
 import { CurrentTenant, TenantMiddleware } from "@timebank/domain"
 import { Effect, Layer } from "effect"
+import { noteTenant } from "../platform/AuditTrail.js"
 import { TenantDirectory } from "../tenancy/TenantDirectory.js"
 import { PresentedCredentials } from "./PresentedCredentials.js"
 
@@ -15,7 +16,8 @@ export const TenantMiddlewareLive = Layer.effect(
     const credentials = yield* PresentedCredentials
     return Effect.tap(
       Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => directory.resolve(request.headers)),
-      (tenant) => Effect.provideService(credentials.check, CurrentTenant, tenant)
+      (tenant) =>
+        Effect.zipRight(noteTenant(tenant.id), Effect.provideService(credentials.check, CurrentTenant, tenant))
     )
   })
 )

@@ -3,6 +3,7 @@ import { Effect, Schema } from "effect"
 import { definedOnly, likePattern } from "../platform/SqlErrors.js"
 import { DbDate, dbId, DbInt, DbNumeric, decodeFirst, decodeRows, decodeSingle } from "../platform/SqlRows.js"
 import { TenantSql } from "../platform/TenantSql.js"
+import { type Ranked, rankScore } from "../tenancy/config/Ranking.js"
 
 /** A row of `listings` (live ones: the repo never hands out deleted rows). */
 export const ListingRow = Schema.Struct({
@@ -20,6 +21,10 @@ export const ListingRow = Schema.Struct({
   updated_at: DbDate
 })
 export type ListingRow = typeof ListingRow.Type
+
+/** A listing with its score in a ranked order. */
+export const RankedListingRow = Schema.Struct({ ...ListingRow.fields, rank_score: Schema.Number })
+export type RankedListingRow = typeof RankedListingRow.Type
 
 const firstListing = decodeFirst(ListingRow)
 const allListings = decodeRows(ListingRow)
@@ -39,6 +44,13 @@ export interface PublicListQuery extends ListingFilters {
   /** Only listings older than this id (the cursor). */
   readonly before?: number | undefined
   /** Rows to fetch: one more than the page, to know whether there is more. */
+  readonly limit: number
+}
+
+export interface RankedListQuery extends ListingFilters {
+  readonly ranked: Ranked
+  /** Only listings after this one in the order. */
+  readonly after?: { readonly score: number; readonly id: number } | undefined
   readonly limit: number
 }
 
@@ -111,6 +123,21 @@ export class ListingRepo extends Effect.Service<ListingRepo>()("ListingRepo", {
           if (q.before !== undefined) conditions.push(sql`id < ${q.before}`)
           return sql`SELECT * FROM listings WHERE ${sql.and(conditions)}
             ORDER BY id DESC LIMIT ${q.limit}`.pipe(allListings)
+        }),
+
+      /** Active listings by score, highest first (the filters' rows are scored, then cut at the cursor). */
+      listRanked: (q: RankedListQuery) =>
+        db.query((tenantId) => {
+          const conditions = [...filterConditions(tenantId, q), sql`status = 'active'`]
+          const vector = sql`(setweight(to_tsvector('simple', title), 'A')
+            || setweight(to_tsvector('simple', description), 'B'))`
+          const score = rankScore(sql, q.ranked, vector, sql`created_at`)
+          const after = q.after === undefined
+            ? sql``
+            : sql`WHERE (rank_score, id) < (${q.after.score}::float8, ${q.after.id})`
+          return sql`
+            SELECT * FROM (SELECT *, ${score} AS rank_score FROM listings WHERE ${sql.and(conditions)}) ranked
+            ${after} ORDER BY rank_score DESC, id DESC LIMIT ${q.limit}`.pipe(decodeRows(RankedListingRow))
         }),
 
       /** Every status, newest first, with the total for offset paging. */

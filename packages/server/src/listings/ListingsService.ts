@@ -4,20 +4,26 @@ import {
   type CreateListing,
   CurrentTenant,
   CurrentUser,
+  cursorPage,
   DomainEvents,
+  encodeCursor,
   type ListingDeleted,
   type ListingId,
   type ListListingsParams,
   NotFound,
+  type RankCursor,
   type UpdateListing,
   ValidationFailed,
   type ValidationIssue
 } from "@timebank/domain"
-import { Array as Arr, Effect, Option } from "effect"
+import { Array as Arr, Clock, Effect, Option } from "effect"
 import { Outbox } from "../platform/Outbox.js"
 import { idCursorPage } from "../platform/Paging.js"
 import { CommunityMember } from "../platform/Policy.js"
 import { TenantSql } from "../platform/TenantSql.js"
+import { type Ranked, rankedBy, textTerms } from "../tenancy/config/Ranking.js"
+import { RankingHealth } from "../tenancy/config/RankingHealth.js"
+import { TenantConfig } from "../tenancy/config/TenantConfig.js"
 import { AttributeRepo } from "./AttributeRepo.js"
 import { checkAttributeValues } from "./AttributeValues.js"
 import { CategoryRepo } from "./CategoryRepo.js"
@@ -100,16 +106,67 @@ export class ListingsService extends Effect.Service<ListingsService>()("Listings
         return row.value
       })
 
-    const list = Effect.fn("Listings.list")(function*(params: ListListingsParams) {
-      const perPage = params.per_page ?? DEFAULT_LISTINGS_PER_PAGE
-      const rows = yield* repo.listActive({
-        before: params.cursor,
-        limit: perPage + 1,
-        type: params.type,
-        categoryId: params.category_id,
-        userId: params.user_id,
-        search: params.search
+    /**
+     * The order of a page: a rank cursor continues the order it was made in; an id cursor continues newest first;
+     * the first page takes the community's `listings` algorithm (decisions D17).
+     */
+    const orderOf = (tenantId: number, params: ListListingsParams) =>
+      Effect.gen(function*(): Effect.fn.Return<Ranked | undefined, never, TenantConfig> {
+        const cursor = params.cursor
+        if (typeof cursor === "object") {
+          const { at, recency, relevance } = cursor
+          return { anchor: at, recency, relevance, terms: textTerms(params.search) }
+        }
+        if (cursor !== undefined) return undefined
+        const algorithms = yield* Effect.flatMap(TenantConfig, (config) => config.get(tenantId, "algorithms"))
+        return rankedBy(algorithms.listings, params.search, yield* Clock.currentTimeMillis)
       })
+
+    const rankedPage = (ranked: Ranked, params: ListListingsParams, perPage: number) =>
+      Effect.map(
+        repo.listRanked({
+          ranked,
+          after: typeof params.cursor === "object" ? params.cursor : undefined,
+          limit: perPage + 1,
+          type: params.type,
+          categoryId: params.category_id,
+          userId: params.user_id,
+          search: params.search
+        }),
+        (rows) =>
+          cursorPage(rows, perPage, (last) =>
+            encodeCursor(
+              {
+                at: ranked.anchor,
+                recency: ranked.recency,
+                relevance: ranked.relevance,
+                score: last.rank_score,
+                id: last.id
+              } satisfies RankCursor
+            ))
+      )
+
+    const list = Effect.fn("Listings.list")(function*(params: ListListingsParams) {
+      const tenant = yield* CurrentTenant
+      const health = yield* RankingHealth
+      const perPage = params.per_page ?? DEFAULT_LISTINGS_PER_PAGE
+      const ranked = yield* orderOf(tenant.id, params)
+      if (ranked !== undefined) {
+        const page = yield* health.measure(tenant.id, "listings", rankedPage(ranked, params, perPage))
+        return { data: yield* views.many(page.data), meta: page.meta }
+      }
+      const rows = yield* health.measure(
+        tenant.id,
+        "listings",
+        repo.listActive({
+          before: typeof params.cursor === "number" ? params.cursor : undefined,
+          limit: perPage + 1,
+          type: params.type,
+          categoryId: params.category_id,
+          userId: params.user_id,
+          search: params.search
+        })
+      )
       return yield* idCursorPage(rows, perPage, views.many)
     })
 

@@ -17,6 +17,7 @@ export * from "./CategoryRepo.js"
 export * from "./ListingRepo.js"
 export * from "./ListingsPolicy.js"
 export * from "./ListingsService.js"
+export * from "./ListingStats.js"
 export * from "./ListingViews.js"
 
 /** Listings, categories and attributes: the public, member and admin routes (decisions D6). */

@@ -7,11 +7,27 @@ export interface RouteEntry {
   readonly path: string
   /** A body cap of this route other than the edge's default (an upload); see `MaxBodyBytes`. */
   readonly maxBodyBytes?: number | undefined
+  /** The endpoint's annotations in the contract (what the audit trail reads, `AuditAction`). */
+  readonly annotations?: Context.Context<never> | undefined
 }
 
 interface Pattern {
   readonly method: string
   readonly regex: RegExp
+}
+
+/** The route a request matched: its path template (`/api/v2/admin/users/:id`), parameter values, annotations. */
+export interface MatchedRoute {
+  readonly method: string
+  readonly path: string
+  readonly params: ReadonlyArray<string>
+  readonly annotations: Context.Context<never>
+}
+
+interface Template extends Pattern {
+  readonly path: string
+  readonly annotations: Context.Context<never>
+  readonly paramCount: number
 }
 
 /**
@@ -21,9 +37,19 @@ interface Pattern {
 export class RouteTable {
   private readonly patterns: ReadonlyArray<Pattern>
   private readonly bodyCaps: ReadonlyArray<Pattern & { readonly maxBodyBytes: number }>
+  private readonly templates: ReadonlyArray<Template>
+  private readonly getPaths: ReadonlySet<string>
 
   constructor(routes: ReadonlyArray<RouteEntry>) {
     this.patterns = routes.map((r) => ({ method: r.method.toUpperCase(), regex: toRegex(r.path) }))
+    this.templates = routes.map((r) => ({
+      method: r.method.toUpperCase(),
+      regex: toRegex(r.path),
+      path: r.path,
+      annotations: r.annotations ?? Context.empty(),
+      paramCount: r.path.split("/").filter((seg) => seg.startsWith(":")).length
+    }))
+    this.getPaths = new Set(routes.filter((r) => r.method.toUpperCase() === "GET").map((r) => r.path))
     this.bodyCaps = routes.flatMap((r) =>
       r.maxBodyBytes === undefined
         ? []
@@ -39,7 +65,8 @@ export class RouteTable {
         routes.push({
           method: endpoint.method,
           path: endpoint.path,
-          maxBodyBytes: Option.getOrUndefined(Context.getOption(endpoint.annotations, MaxBodyBytes))
+          maxBodyBytes: Option.getOrUndefined(Context.getOption(endpoint.annotations, MaxBodyBytes)),
+          annotations: endpoint.annotations
         })
     })
     return new RouteTable(routes)
@@ -59,6 +86,30 @@ export class RouteTable {
     return Option.none()
   }
 
+  /**
+   * The route `method` and `pathname` name; where several templates match (`/users/import`, `/users/:id`), the one
+   * with the fewest parameters, as the router prefers static segments.
+   */
+  match(method: string, pathname: string): Option.Option<MatchedRoute> {
+    let best: { readonly template: Template; readonly params: ReadonlyArray<string> } | undefined
+    for (const t of this.templates) {
+      if (t.method !== method || (best !== undefined && t.paramCount >= best.template.paramCount)) continue
+      const found = t.regex.exec(pathname)
+      if (found !== null) best = { template: t, params: found.slice(1).filter((p) => p !== undefined) }
+    }
+    return best === undefined ? Option.none() : Option.some({
+      method,
+      path: best.template.path,
+      params: best.params,
+      annotations: best.template.annotations
+    })
+  }
+
+  /** Whether the path template (`/api/v2/admin/categories`) also answers GET: it names a collection or a record. */
+  answersGet(template: string): boolean {
+    return this.getPaths.has(template)
+  }
+
   /** Whether any route declares its own body cap (most tables have none, and then no path needs parsing). */
   get hasBodyCaps(): boolean {
     return this.bodyCaps.length > 0
@@ -68,6 +119,6 @@ export class RouteTable {
 const toRegex = (path: string): RegExp =>
   new RegExp(
     "^" + path.split("/").map((seg) =>
-      seg.startsWith(":") ? "[^/]+" : seg === "*" ? ".*" : seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+      seg.startsWith(":") ? "([^/]+)" : seg === "*" ? ".*" : seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
     ).join("/") + "/?$"
   )

@@ -8,7 +8,8 @@ export const AdminConfigHttpLive = HttpApiBuilder.group(Api, "adminConfig", (han
   Effect.gen(function*() {
     const config = yield* AdminConfigService
     return handlers
-      .handle("setFeature", ({ payload }) => requireTenantAdmin(Effect.map(config.setFeature(payload), ok)))
+      .handle("setFeature", ({ payload }) => requireTenantAdmin(Effect.map(config.setFeatures(payload), ok)))
+      .handle("setModules", ({ payload }) => requireTenantAdmin(Effect.map(config.setModules(payload), ok)))
       .handle("settings", () => requireTenantAdmin(Effect.map(config.settings, ok)))
       .handle("updateSettings", ({ payload }) => requireTenantAdmin(Effect.map(config.updateSettings(payload), ok)))
   }))

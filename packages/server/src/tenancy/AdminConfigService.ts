@@ -2,6 +2,9 @@ import {
   type AdminSettings,
   type AdminSettingsInput,
   CurrentTenant,
+  type EffectiveFeatures,
+  type EffectiveModules,
+  type FeaturesPayload,
   type FeatureSwitch,
   type Tenant
 } from "@timebank/domain"
@@ -9,11 +12,16 @@ import { Effect } from "effect"
 import { TenantAdmin } from "../platform/Policy.js"
 import { TenantService } from "./TenantService.js"
 
-export const adminSettingsOf = (t: Tenant): AdminSettings => ({ ...t.settings, timezone: t.timezone })
+export const adminSettingsOf = (t: Tenant): AdminSettings => ({ ...t.settings, name: t.name, timezone: t.timezone })
+
+const isSwitch = (input: FeaturesPayload): input is FeatureSwitch => "feature" in input
+
+/** Whether a partial change gives any value. */
+const given = (input: object) => Object.values(input).some((v) => v !== undefined)
 
 /**
- * A community's own configuration, changed by its admins (decisions D3). Every method needs `TenantAdmin`, which
- * only `requireTenantAdmin` provides, and acts on the tenant of the request.
+ * A community's own configuration, changed by its admins (decisions D3, D17). Every method needs `TenantAdmin`,
+ * which only `requireTenantAdmin` provides, and acts on the tenant of the request.
  */
 export class AdminConfigService extends Effect.Service<AdminConfigService>()("AdminConfigService", {
   dependencies: [TenantService.Default],
@@ -24,10 +32,24 @@ export class AdminConfigService extends Effect.Service<AdminConfigService>()("Ad
     const change = (tenant: Tenant, patch: UpdateTenantPatch) =>
       tenants.update(tenant.id, patch).pipe(Effect.catchTags({ NotFound: Effect.die, AlreadyExists: Effect.die }))
 
-    const setFeature = Effect.fn("AdminConfig.setFeature")(function*(input: FeatureSwitch) {
+    /** D3's single switch answers that switch; D17's partial map answers every feature. */
+    const setFeatures = Effect.fn("AdminConfig.setFeatures")(function*(input: FeaturesPayload) {
       yield* TenantAdmin
-      const updated = yield* change(yield* CurrentTenant, { features: { [input.feature]: input.enabled } })
-      return { feature: input.feature, enabled: updated.isEnabled(input.feature) }
+      const tenant = yield* CurrentTenant
+      if (isSwitch(input)) {
+        const updated = yield* change(tenant, { features: { [input.feature]: input.enabled } })
+        return { feature: input.feature, enabled: updated.isEnabled(input.feature) } satisfies FeatureSwitch
+      }
+      // An empty map is a valid partial update that changes nothing.
+      const updated = given(input) ? yield* change(tenant, { features: input as Record<string, boolean> }) : tenant
+      return updated.effectiveFeatures() satisfies EffectiveFeatures
+    })
+
+    const setModules = Effect.fn("AdminConfig.setModules")(function*(input: Partial<EffectiveModules>) {
+      yield* TenantAdmin
+      const tenant = yield* CurrentTenant
+      const updated = given(input) ? yield* change(tenant, { modules: input as Record<string, boolean> }) : tenant
+      return updated.effectiveModules() satisfies EffectiveModules
     })
 
     const settings = Effect.gen(function*() {
@@ -38,22 +60,25 @@ export class AdminConfigService extends Effect.Service<AdminConfigService>()("Ad
     const updateSettings = Effect.fn("AdminConfig.updateSettings")(function*(input: AdminSettingsInput) {
       yield* TenantAdmin
       const tenant = yield* CurrentTenant
-      const { timezone, ...rest } = input
+      const { name, timezone, ...rest } = input
       // An empty change is a valid partial update that changes nothing.
-      if (timezone === undefined && Object.keys(rest).length === 0) return adminSettingsOf(tenant)
+      if (name === undefined && timezone === undefined && !given(rest)) return adminSettingsOf(tenant)
       const updated = yield* change(tenant, {
-        ...(Object.keys(rest).length > 0 ? { settings: rest } : {}),
-        ...(timezone === undefined ? {} : { timezone })
+        ...(given(rest) ? { settings: rest } : {}),
+        ...(timezone === undefined ? {} : { timezone }),
+        ...(name === undefined ? {} : { name })
       })
       return adminSettingsOf(updated)
     })
 
-    return { setFeature, settings, updateSettings } as const
+    return { setFeatures, setModules, settings, updateSettings } as const
   })
 }) {}
 
 type UpdateTenantPatch = {
+  readonly name?: string
   readonly features?: Record<string, boolean>
+  readonly modules?: Record<string, boolean>
   readonly settings?: Record<string, unknown>
   readonly timezone?: string
 }

@@ -58,7 +58,7 @@ export class SuperTenantsService extends Effect.Service<SuperTenantsService>()("
         return { tenant, user }
       })).pipe(dieOnSqlError)
       // TenantService cleared the cache inside our transaction; a lookup since then may have cached "no tenant".
-      yield* directory.invalidate
+      yield* directory.forgetUnknown
       return CreatedTenant.make({
         ...toDetails(tenant),
         admin: { id: user.id, email: user.email }

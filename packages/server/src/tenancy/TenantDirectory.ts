@@ -1,6 +1,7 @@
 import { type Tenant, TenantRequired, TenantResolutionFailed } from "@timebank/domain"
-import { Cache, Duration, Effect, Option } from "effect"
+import { Duration, Effect, Option } from "effect"
 import { AppConfig } from "../platform/AppConfig.js"
+import { makeTenantCache, TenantCaches } from "../platform/TenantCaches.js"
 import { TenantRepo } from "./TenantRepo.js"
 import { type TenantRef, tenantRefOf } from "./TenantResolution.js"
 
@@ -10,12 +11,17 @@ export const PLATFORM_TENANT_SLUG = "platform"
 /** How long a resolved tenant is reused before it is read again; bounds how stale a suspension can be. */
 const TENANT_TTL = Duration.seconds(5)
 
+/** The registry's name of the tenant resolution cache. */
+export const TENANT_CACHE = "tenant-resolution"
+
 /**
  * Resolves the tenant of a request. Every request needs it, so lookups are cached for a few seconds: resolving
- * costs no database round trip on the hot path. Changes made in this process invalidate the cache at once.
+ * costs no database round trip on the hot path. A tenant write drops the tenant's entries on every runner
+ * (`TenantCaches.invalidateTenant`); an entry by slug or domain belongs to the tenant it found, one that found
+ * nothing to no tenant.
  */
 export class TenantDirectory extends Effect.Service<TenantDirectory>()("TenantDirectory", {
-  dependencies: [TenantRepo.Default],
+  dependencies: [TenantRepo.Default, TenantCaches.Default],
   effect: Effect.gen(function*() {
     const repo = yield* TenantRepo
     const { baseDomain } = yield* AppConfig
@@ -31,7 +37,13 @@ export class TenantDirectory extends Effect.Service<TenantDirectory>()("TenantDi
           return repo.findByDomain(value)
       }
     }
-    const cache = yield* Cache.make({ capacity: 10_000, timeToLive: TENANT_TTL, lookup })
+    const cache = yield* makeTenantCache({
+      name: TENANT_CACHE,
+      capacity: 10_000,
+      timeToLive: TENANT_TTL,
+      lookup,
+      tenantOf: (_key, tenant) => Option.isSome(tenant) ? tenant.value.id : null
+    })
 
     const find = (ref: TenantRef): Effect.Effect<Option.Option<Tenant>> => {
       switch (ref._tag) {
@@ -74,6 +86,12 @@ export class TenantDirectory extends Effect.Service<TenantDirectory>()("TenantDi
      */
     const findById = (id: number): Effect.Effect<Option.Option<Tenant>> => repo.findById(id)
 
-    return { resolve, find, findById, invalidate: cache.invalidateAll } as const
+    return {
+      resolve,
+      find,
+      findById,
+      /** Forgets, on every runner, the lookups that found no tenant (a new slug or domain may match now). */
+      forgetUnknown: cache.invalidateTenant(null)
+    } as const
   })
 }) {}

@@ -3,26 +3,38 @@ import {
   AlreadyExists,
   CreateTenant,
   DomainEvents,
+  ModulesInput,
   NotFound,
   type Tenant,
   TenantPublic,
   UpdateTenant,
   ValidationFailed
 } from "@timebank/domain"
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { Outbox } from "../platform/Outbox.js"
+import { TenantCaches } from "../platform/TenantCaches.js"
 import { dieOnSqlError } from "../platform/TenantSql.js"
 import { decodeInput } from "../platform/Validation.js"
 import { TenantDirectory } from "./TenantDirectory.js"
 import { TenantRepo } from "./TenantRepo.js"
 
+/**
+ * A change of a tenant as operators and admins make it: D3's fields, and the module switches (decisions D17) that
+ * only the admin configuration changes (the super-admin API's payload does not offer them).
+ */
+const TenantChange = Schema.Struct({
+  ...UpdateTenant.fields,
+  modules: Schema.optionalWith(ModulesInput, { exact: true })
+})
+
 /** Creating, listing and changing tenants: operators (CLI) now, the super-admin API later. */
 export class TenantService extends Effect.Service<TenantService>()("TenantService", {
-  dependencies: [TenantRepo.Default, TenantDirectory.Default, Outbox.Default],
+  dependencies: [TenantRepo.Default, TenantDirectory.Default, TenantCaches.Default, Outbox.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* TenantRepo
     const directory = yield* TenantDirectory
+    const caches = yield* TenantCaches
     const outbox = yield* Outbox
 
     const ensureDomainFree = (domain: string | null | undefined, exceptId: number | null) =>
@@ -54,7 +66,7 @@ export class TenantService extends Effect.Service<TenantService>()("TenantServic
         )
         return row.value
       })).pipe(dieOnSqlError)
-      yield* directory.invalidate
+      yield* directory.forgetUnknown
       return created
     })
 
@@ -69,13 +81,15 @@ export class TenantService extends Effect.Service<TenantService>()("TenantServic
     })
 
     const update = Effect.fn("Tenants.update")(function*(id: number, input: unknown) {
-      const patch = yield* decodeInput(UpdateTenant)(input)
+      const patch = yield* decodeInput(TenantChange)(input)
       if (Object.keys(patch).length === 0) {
         return yield* new ValidationFailed({ issues: [{ message: "nothing to change" }] })
       }
       yield* ensureDomainFree(patch.domain, id)
       const updated = yield* repo.update(id, patch)
-      yield* directory.invalidate
+      // Features, modules and settings are read from the resolved tenant: the change must show on the next request,
+      // on every runner. Lookups that found no tenant go too: the new slug or domain may be one of them.
+      yield* Effect.zipRight(caches.invalidateTenant(id), directory.forgetUnknown)
       return yield* Option.match(updated, { onNone: () => Effect.fail(NotFound.of("Tenant")), onSome: Effect.succeed })
     })
 

@@ -1,12 +1,14 @@
 import { Layer } from "effect"
 import { AdminConfigHttpLive } from "./AdminConfigHttp.js"
 import { AdminConfigService } from "./AdminConfigService.js"
+import { AdminConfigAreasHttpLive } from "./config/AdminConfigAreasHttp.js"
 import { SuperTenantsHttpLive } from "./SuperTenantsHttp.js"
 import { SuperTenantsService } from "./SuperTenantsService.js"
 import { TenancyHttpLive } from "./TenancyHttp.js"
 
 export * from "../platform/FeatureGate.js"
 export * from "./AdminConfigService.js"
+export * from "./config/AdminConfigAreasService.js"
 export * from "./config/RankingHealth.js"
 export * from "./config/TenantConfig.js"
 export * from "./FirstAdminAccounts.js"
@@ -20,6 +22,10 @@ export * from "./TenantService.js"
 export { TenancyHttpLive }
 
 /** Super-admin tenants and tenant admins' configuration (decisions D3). */
-export const TenancyAdminHttpLive = Layer.mergeAll(SuperTenantsHttpLive, AdminConfigHttpLive).pipe(
+export const TenancyAdminHttpLive = Layer.mergeAll(
+  SuperTenantsHttpLive,
+  AdminConfigHttpLive,
+  AdminConfigAreasHttpLive
+).pipe(
   Layer.provide(Layer.mergeAll(SuperTenantsService.Default, AdminConfigService.Default))
 )

@@ -2,6 +2,7 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Api, ok } from "@timebank/domain"
 import { Effect } from "effect"
 import { AdminOrganisationsService } from "./AdminOrganisationsService.js"
+import { walletsOn } from "./DashboardHttp.js"
 
 export const AdminOrganisationsHttpLive = HttpApiBuilder.group(
   Api,
@@ -18,8 +19,8 @@ export const AdminOrganisationsHttpLive = HttpApiBuilder.group(
         .handle(
           "adjustWallet",
           ({ headers, path, payload }) =>
-            Effect.map(admin.adjustWallet(path.id, payload, headers["idempotency-key"]), ok)
+            walletsOn(Effect.map(admin.adjustWallet(path.id, payload, headers["idempotency-key"]), ok))
         )
-        .handle("walletTransactions", ({ path, urlParams }) => admin.walletTransactions(path.id, urlParams))
+        .handle("walletTransactions", ({ path, urlParams }) => walletsOn(admin.walletTransactions(path.id, urlParams)))
     })
 )

@@ -89,15 +89,17 @@ export class ReminderDelivery extends Effect.Service<ReminderDelivery>()("Remind
 
     /**
      * One tick at `now` (a parameter, so tests choose the time): releases stale claims, then claims and delivers
-     * the due user reminders and the automatic 24 h and 1 h reminders.
+     * the due user reminders and the automatic 24 h and 1 h reminders — of `only` that community when given (the
+     * `reminders.deliver` job's run), else of every community.
      */
-    const deliverDue = (now: Date) =>
+    const deliverDue = (now: Date, only?: Tenant) =>
       Effect.gen(function*() {
-        const released = yield* repo.releaseStale(now)
+        const scope = only?.id
+        const released = yield* repo.releaseStale(now, scope)
         const claims = [
-          ...(yield* repo.claimUserReminders(now)),
-          ...(yield* repo.claimAutomatic("auto_24h", now)),
-          ...(yield* repo.claimAutomatic("auto_1h", now))
+          ...(yield* repo.claimUserReminders(now, scope)),
+          ...(yield* repo.claimAutomatic("auto_24h", now, scope)),
+          ...(yield* repo.claimAutomatic("auto_1h", now, scope))
         ]
         const due = yield* repo.due(claims)
         const events = yield* repo.events(due.map((d) => d.event_id))
@@ -109,7 +111,7 @@ export class ReminderDelivery extends Effect.Service<ReminderDelivery>()("Remind
           else rows.push(d)
         }
         for (const [tenantId, rows] of byTenant) {
-          const tenant = yield* tenants.findById(tenantId)
+          const tenant = only === undefined ? yield* tenants.findById(tenantId) : Option.some(only)
           for (const row of rows) {
             // A community that is gone cannot be told anything; its claims lapse with it.
             if (Option.isNone(tenant)) continue
@@ -122,6 +124,19 @@ export class ReminderDelivery extends Effect.Service<ReminderDelivery>()("Remind
         return report satisfies DeliveryReport
       }).pipe(dieOnSqlError, Effect.withSpan("Reminders.deliverDue"))
 
-    return { deliverDue } as const
+    /**
+     * The `reminders.deliver` job for one community, read fresh: nothing when it is gone or its `reminders` module
+     * is off (its due reminders wait, and go once the module is on again).
+     */
+    const deliverFor = (tenantId: number, now: Date) =>
+      Effect.flatMap(
+        tenants.findById(tenantId),
+        (tenant) =>
+          Option.isNone(tenant) || !tenant.value.isModuleOn("reminders")
+            ? Effect.succeed<DeliveryReport>({ released: 0, sent: 0, failed: 0, cancelled: 0 })
+            : deliverDue(now, tenant.value)
+      )
+
+    return { deliverDue, deliverFor } as const
   })
 }) {}

@@ -37,27 +37,31 @@ export class ReminderDeliveryRepo extends Effect.Service<ReminderDeliveryRepo>()
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const claims = decodeRows(Claim)
+    /** Only one community's rows when `tenantId` is given (a job's run), else every community's. */
+    const only = (column: string, tenantId: number | undefined) =>
+      tenantId === undefined ? sql`` : sql`AND ${sql.literal(column)} = ${tenantId}`
 
     return {
       /** Claims older than an hour are deleted, so that the next scan claims them again. */
-      releaseStale: (now: Date) =>
+      releaseStale: (now: Date, tenantId?: number) =>
         sql`DELETE FROM event_reminder_deliveries
           WHERE status = 'claimed' AND claimed_at < ${new Date(now.getTime() - STALE_CLAIM_MS)}
+            ${only("tenant_id", tenantId)}
           RETURNING id`.pipe(Effect.map((rows) => rows.length)),
 
       /** Pending user reminders whose time has come: claimed in one statement. */
-      claimUserReminders: (now: Date) =>
+      claimUserReminders: (now: Date, tenantId?: number) =>
         sql`
           INSERT INTO event_reminder_deliveries (tenant_id, event_id, user_id, reminder_id, kind, status, claimed_at)
           SELECT r.tenant_id, r.event_id, r.user_id, r.id, 'user', 'claimed', ${now}
           FROM (SELECT id, tenant_id, event_id, user_id FROM event_reminders
-                WHERE status = 'pending' AND scheduled_for <= ${now}
+                WHERE status = 'pending' AND scheduled_for <= ${now} ${only("tenant_id", tenantId)}
                 ORDER BY scheduled_for, id LIMIT ${DELIVERY_BATCH}) r
           ON CONFLICT (reminder_id) WHERE kind = 'user' DO NOTHING
           RETURNING ${sql.literal(CLAIM_COLUMNS)}`.pipe(claims),
 
       /** Going and interested attendees of active events starting in the kind's window: claimed in one statement. */
-      claimAutomatic: (kind: AutoKind, now: Date) => {
+      claimAutomatic: (kind: AutoKind, now: Date, tenantId?: number) => {
         const { from, to } = autoWindow(kind, now)
         return sql`
           INSERT INTO event_reminder_deliveries (tenant_id, event_id, user_id, kind, status, claimed_at)
@@ -65,6 +69,7 @@ export class ReminderDeliveryRepo extends Effect.Service<ReminderDeliveryRepo>()
           FROM (SELECT e.tenant_id, e.id AS event_id, rs.user_id FROM events e
                 JOIN event_rsvps rs ON rs.event_id = e.id AND rs.tenant_id = e.tenant_id
                 WHERE e.status = 'active' AND e.start_time >= ${from} AND e.start_time < ${to}
+                  ${only("e.tenant_id", tenantId)}
                   AND rs.status IN ('going', 'interested')
                 ORDER BY e.start_time, e.id, rs.user_id LIMIT ${DELIVERY_BATCH}) a
           ON CONFLICT (event_id, kind, user_id) WHERE kind <> 'user' DO NOTHING

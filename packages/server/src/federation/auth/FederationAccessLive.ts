@@ -149,7 +149,9 @@ export const federationGate = (policy: FederationAccessPolicy) =>
           return yield* new TenantMismatch({ message: "The key belongs to another community than the one named" })
         }
         const settings = yield* switches.tenant(key.tenantId)
-        if (switchesRefuse(policy, { active: tenant.value.status === "active", ...settings }) !== undefined) {
+        // A community with the `reviews` module off (decisions D17) neither shares nor takes reviews.
+        const toggles = tenant.value.isModuleOn("reviews") ? settings.toggles : { ...settings.toggles, reviews: false }
+        if (switchesRefuse(policy, { active: tenant.value.status === "active", ...settings, toggles }) !== undefined) {
           return yield* federationDisabled
         }
         const refusal = permissionRefusal(policy, { scopes, partnerStatus: key.partnerStatus })

@@ -327,8 +327,23 @@ export class DeliveryRepo extends Effect.Service<DeliveryRepo>()("FederationDeli
         dieOnSqlError
       )
 
+    /**
+     * Up to `limit` of a community's deliveries waiting for a later attempt (`pending` or `retrying`, not held by a
+     * sender) made due at `at`, so that the worker sends them on its next poll; answers how many.
+     */
+    const makeDue = (tenantId: number, at: Date, limit: number) =>
+      sql`
+        UPDATE federation_deliveries SET next_attempt_at = ${at}
+        WHERE id IN (
+          SELECT id FROM federation_deliveries
+          WHERE tenant_id = ${tenantId} AND status IN ('pending', 'retrying') AND next_attempt_at > ${at}
+            AND (claimed_until IS NULL OR claimed_until <= ${at})
+          ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+        RETURNING id`.pipe(Effect.map((rows) => rows.length), dieOnSqlError)
+
     return {
       enqueue,
+      makeDue,
       nobody,
       duePartners,
       partner,

@@ -18,6 +18,7 @@ export {
   WEBHOOK_TAGS,
   type WebhookEventName
 } from "./WebhookEvents.js"
+export { WebhookJobsLive } from "./WebhookJobs.js"
 
 /** The admin routes of a partner's deliveries. */
 export const OutboundHttpLive = DeliveriesHttpLive.pipe(Layer.provide(DeliveriesService.Default))

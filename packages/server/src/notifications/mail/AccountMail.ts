@@ -100,13 +100,16 @@ export class AccountMail extends Effect.Service<AccountMail>()("AccountMail", {
         return "retry" as const
       })
 
-    /** One round: up to a batch of pending account mails, each in its own short transaction. */
-    const sendPending = (now: Date) =>
+    /**
+     * One round: up to a batch of pending account mails, each in its own short transaction; only `tenantId`'s when
+     * given (the `email.send` job's run).
+     */
+    const sendPending = (now: Date, tenantId?: number) =>
       Effect.gen(function*() {
         const report = { sent: 0, retried: 0, failed: 0 }
         const waiting = [...retries].filter(([, r]) => r.at > now.getTime()).map(([id]) => id)
         for (let i = 0; i < BATCH; i++) {
-          const done = yield* outbox.deliverNext([...waiting], deliver(now))
+          const done = yield* outbox.deliverNext([...waiting], deliver(now), tenantId)
           if (Option.isNone(done)) break
           const { id, outcome } = done.value
           if (outcome === "sent") report.sent++
@@ -128,8 +131,8 @@ export class AccountMail extends Effect.Service<AccountMail>()("AccountMail", {
         Effect.withSpan("Mail.sendAccountMail")
       )
 
-    /** Account mails pending for 7 days are given up. */
-    const expire = (now: Date) => outbox.expire(new Date(now.getTime() - 7 * 86_400_000))
+    /** Account mails pending for 7 days are given up (of every community, or only `tenantId`'s). */
+    const expire = (now: Date, tenantId?: number) => outbox.expire(new Date(now.getTime() - 7 * 86_400_000), tenantId)
 
     return { sendPending, expire } as const
   })

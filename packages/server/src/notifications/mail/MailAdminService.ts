@@ -5,10 +5,12 @@ import {
   type TestMailResult,
   ValidationFailed
 } from "@timebank/domain"
-import { DateTime, Effect, Either } from "effect"
+import { DateTime, Effect, Either, Option, Redacted } from "effect"
 import { MailOutbox } from "../../identity/MailOutbox.js"
+import { AppConfig } from "../../platform/AppConfig.js"
 import { requireTenantAdmin, TenantAdmin } from "../../platform/Policy.js"
 import { languageFor } from "../messages/Messages.js"
+import { checkProvider } from "./MailProviderCheck.js"
 import { MailQueueRepo } from "./MailQueueRepo.js"
 import { MailRecipients } from "./MailRecipients.js"
 import { MailSender } from "./MailSender.js"
@@ -30,6 +32,7 @@ export class MailAdminService extends Effect.Service<MailAdminService>()("MailAd
     const transport = yield* MailTransport
     const recipients = yield* MailRecipients
     const sender = yield* MailSender
+    const smtpUrl = Option.map((yield* AppConfig).smtpUrl, Redacted.value)
 
     const status = Effect.fn("MailAdmin.status")(function*() {
       yield* TenantAdmin
@@ -43,9 +46,15 @@ export class MailAdminService extends Effect.Service<MailAdminService>()("MailAd
       return {
         transport: transport.kind,
         from: transport.from,
-        queue: counts,
+        queue: {
+          pending: counts.pending + accountMail.pending,
+          sent: counts.sent + accountMail.sent,
+          failed: counts.failed + accountMail.failed
+        },
         account_mail: accountMail,
         last_sent_at: lastSent === null ? null : DateTime.unsafeFromDate(lastSent),
+        // Account mails keep no error (identity's outbox has no column for it): the notification queue's is the last.
+        last_error: failure?.last_error ?? null,
         last_failure: failure === undefined ? null : {
           id: failure.id,
           status: failure.status,
@@ -79,6 +88,7 @@ export class MailAdminService extends Effect.Service<MailAdminService>()("MailAd
       const result = yield* Effect.either(transport.send(testMail(recipient, adminName, transport.kind)))
       return Either.match(result, {
         onRight: (sent): TestMailResult => ({
+          ok: true,
           sent: true,
           to,
           transport: transport.kind,
@@ -86,15 +96,23 @@ export class MailAdminService extends Effect.Service<MailAdminService>()("MailAd
           detail: sent.detail
         }),
         onLeft: (failed): TestMailResult => ({
+          ok: false,
           sent: false,
           to,
           transport: transport.kind,
           message_id: null,
-          detail: failed.reason
+          detail: failed.reason,
+          error: failed.reason
         })
       })
     }, requireTenantAdmin)
 
-    return { status, test } as const
+    /** A refused connection is an answer too: 200 with `ok: false` and the error. */
+    const testProvider = Effect.fn("MailAdmin.testProvider")(function*() {
+      yield* TenantAdmin
+      return yield* checkProvider(smtpUrl, transport.folder)
+    }, requireTenantAdmin)
+
+    return { status, test, testProvider } as const
   })
 }) {}

@@ -22,4 +22,5 @@ export const AdminEmailHttpLive = HttpApiBuilder.group(Api, "adminEmail", (handl
     return handlers
       .handle("status", () => Effect.map(admin.status(), ok))
       .handle("test", ({ payload }) => Effect.map(admin.test(payload), ok))
+      .handle("testProvider", () => Effect.map(admin.testProvider(), ok))
   }))

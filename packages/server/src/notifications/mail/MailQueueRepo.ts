@@ -19,6 +19,12 @@ export const QueuedMail = Schema.Struct({
 export type QueuedMail = typeof QueuedMail.Type
 
 const COLUMNS = "id, tenant_id, user_id, activity_type, subject, email_body, link, attempts"
+
+/** One community's rows, at most `limit` per statement (a job's run); without it, every community's at once. */
+export interface QueueScope {
+  readonly tenantId: number
+  readonly limit: number
+}
 const claimed = decodeRows(QueuedMail)
 
 const Counts = Schema.Struct({ pending: DbInt, sent: DbInt, failed: DbInt })
@@ -41,14 +47,16 @@ export class MailQueueRepo extends Effect.Service<MailQueueRepo>()("MailQueueRep
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const lease = (now: Date) => new Date(now.getTime() + CLAIM_LEASE_MS)
+    const ofTenant = (tenantId: number | undefined) => tenantId === undefined ? sql`` : sql`AND tenant_id = ${tenantId}`
+    const limitOf = (scope: QueueScope | undefined) => scope === undefined ? sql`` : sql`LIMIT ${scope.limit}`
 
     return {
-      claimInstant: (now: Date, limit: number) =>
+      claimInstant: (now: Date, limit: number, tenantId?: number) =>
         sql`
           UPDATE notification_email_queue q SET attempts = q.attempts + 1, next_attempt_at = ${lease(now)}
           WHERE q.id IN (
             SELECT id FROM notification_email_queue
-            WHERE status = 'pending' AND frequency = 'instant' AND next_attempt_at <= ${now}
+            WHERE status = 'pending' AND frequency = 'instant' AND next_attempt_at <= ${now} ${ofTenant(tenantId)}
             ORDER BY next_attempt_at, id LIMIT ${limit} FOR UPDATE SKIP LOCKED)
           RETURNING ${sql.literal(COLUMNS)}`.pipe(claimed, dieOnSqlError),
 
@@ -102,21 +110,28 @@ export class MailQueueRepo extends Effect.Service<MailQueueRepo>()("MailQueueRep
             AND frequency IN ('daily', 'monthly')`.pipe(Effect.asVoid, dieOnSqlError),
 
       /** Pending rows 7 days past when they were due become `failed`. */
-      expire: (now: Date) =>
+      expire: (now: Date, scope?: QueueScope) =>
         sql`
           UPDATE notification_email_queue SET status = 'failed',
             last_error = COALESCE(last_error || ' ', '') || '(expired after 7 days)'
-          WHERE status = 'pending' AND (
-            (frequency = 'instant' AND created_at < ${new Date(now.getTime() - EXPIRE_AFTER_MS)}) OR
-            (frequency = 'daily' AND created_at < ${new Date(now.getTime() - EXPIRE_AFTER_MS - DUE_GRACE_MS.daily)}) OR
-            (frequency = 'monthly'
-              AND created_at < ${new Date(now.getTime() - EXPIRE_AFTER_MS - DUE_GRACE_MS.monthly)}))
+          WHERE status = 'pending' AND id IN (
+            SELECT id FROM notification_email_queue
+            WHERE status = 'pending' ${ofTenant(scope?.tenantId)} AND (
+              (frequency = 'instant' AND created_at < ${new Date(now.getTime() - EXPIRE_AFTER_MS)}) OR
+              (frequency = 'daily' AND created_at < ${new Date(now.getTime() - EXPIRE_AFTER_MS - DUE_GRACE_MS.daily)})
+              OR (frequency = 'monthly'
+                AND created_at < ${new Date(now.getTime() - EXPIRE_AFTER_MS - DUE_GRACE_MS.monthly)}))
+            ${limitOf(scope)})
           RETURNING id`.pipe(Effect.map((rows) => rows.length), dieOnSqlError),
 
       /** Sent and failed rows older than 30 days are deleted. */
-      purge: (now: Date) =>
+      purge: (now: Date, scope?: QueueScope) =>
         sql`DELETE FROM notification_email_queue
-          WHERE status IN ('sent', 'failed') AND created_at < ${new Date(now.getTime() - PURGE_AFTER_MS)}
+          WHERE id IN (
+            SELECT id FROM notification_email_queue
+            WHERE status IN ('sent', 'failed') AND created_at < ${new Date(now.getTime() - PURGE_AFTER_MS)}
+              ${ofTenant(scope?.tenantId)}
+            ${limitOf(scope)})
           RETURNING id`.pipe(Effect.map((rows) => rows.length), dieOnSqlError),
 
       counts: (tenantId: number) =>

@@ -18,14 +18,13 @@ const logged = <A extends Record<string, number>>(what: string, work: Effect.Eff
 const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
 /**
- * Mail as two cluster singletons, so that one runner sends at a time (and the row claims keep even a handover's
- * overlap from sending twice): instant and account mail every `MAIL_POLL_INTERVAL` (1 s); digests, expiry and purge
- * every `MAIL_DIGEST_TICK` (1 minute), each digest job deciding from the communities' time zones what is due.
+ * Instant and account mail as a cluster singleton, so that one runner sends at a time (and the row claims keep even
+ * a handover's overlap from sending twice), every `MAIL_POLL_INTERVAL` (1 s), over all communities. Digests, expiry
+ * and purge are the scheduler's jobs (`MailJobsLive`).
  */
 export const MailSchedulerLive = Layer.unwrapEffect(Effect.gen(function*() {
   const poll = yield* Config.duration("MAIL_POLL_INTERVAL").pipe(Config.withDefault(Duration.seconds(1)), Effect.orDie)
-  const tick = yield* Config.duration("MAIL_DIGEST_TICK").pipe(Config.withDefault(Duration.minutes(1)), Effect.orDie)
-  const instant = Singleton.make(
+  return Singleton.make(
     "notifications/mail-instant",
     Effect.gen(function*() {
       const sender = yield* MailSender
@@ -38,19 +37,4 @@ export const MailSchedulerLive = Layer.unwrapEffect(Effect.gen(function*() {
       yield* Effect.forever(Effect.zipRight(once, Effect.sleep(poll)))
     })
   )
-  const digests = Singleton.make(
-    "notifications/mail-digests",
-    Effect.gen(function*() {
-      const sender = yield* MailSender
-      const account = yield* AccountMail
-      const once = Effect.flatMap(now, (at) =>
-        Effect.all([
-          logged("digests sent", sender.runDigests(at)),
-          logged("mail queue expired and purged", sender.expireAndPurge(at)),
-          logged("account mail expired", Effect.map(account.expire(at), (expired) => ({ expired })))
-        ], { discard: true }))
-      yield* Effect.forever(Effect.zipRight(once, Effect.sleep(tick)))
-    })
-  )
-  return Layer.merge(instant, digests)
 })).pipe(Layer.provide(AccountMail.Default), Layer.provide(MailSender.Default))

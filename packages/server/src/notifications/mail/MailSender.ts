@@ -4,7 +4,7 @@ import { AppConfig } from "../../platform/AppConfig.js"
 import { TenantDirectory } from "../../tenancy/TenantDirectory.js"
 import { languageFor } from "../messages/Messages.js"
 import { type EmailPreference, NOTIFICATION_TYPES, type NotificationType } from "../NotificationTypes.js"
-import { MailQueueRepo, type QueuedMail } from "./MailQueueRepo.js"
+import { MailQueueRepo, type QueuedMail, type QueueScope } from "./MailQueueRepo.js"
 import { type MailMember, MailRecipients } from "./MailRecipients.js"
 import { type DigestFrequency, latestDigestTime, retryDelayMs } from "./MailSchedule.js"
 import { digestMail, notificationMail, type Recipient } from "./MailTemplates.js"
@@ -22,6 +22,7 @@ const emptyReport = (): SendReport => ({ sent: 0, retried: 0, failed: 0 })
 const INSTANT_BATCH = 50
 const INSTANT_BATCHES_PER_ROUND = 40
 const DIGEST_MEMBERS_BATCH = 200
+const PURGE_BATCH = 1_000
 const SEND_CONCURRENCY = 8
 
 const preferenceOf = (activityType: string): EmailPreference | undefined =>
@@ -183,21 +184,22 @@ export class MailSender extends Effect.Service<MailSender>()("MailSender", {
     /**
      * One round of instant mail: the due rows, claimed a batch at a time, each its own mail. A full batch is followed
      * by the next at once (a cancelled event's thousands of mails go within seconds, not a batch per poll), up to
-     * {@link INSTANT_BATCHES_PER_ROUND} batches so account mail gets its turn.
+     * {@link INSTANT_BATCHES_PER_ROUND} batches so account mail gets its turn. Only `tenantId`'s rows when given
+     * (the `email.send` job's run).
      */
-    const sendInstant = (now: Date) =>
+    const sendInstant = (now: Date, tenantId?: number) =>
       Effect.gen(function*() {
         const report = emptyReport()
         for (let batch = 0; batch < INSTANT_BATCHES_PER_ROUND; batch++) {
-          const claimed = yield* sendInstantBatch(now, report)
+          const claimed = yield* sendInstantBatch(now, report, tenantId)
           if (claimed < INSTANT_BATCH) break
         }
         return report
       }).pipe(Effect.withSpan("Mail.sendInstant"))
 
-    const sendInstantBatch = (now: Date, report: SendReport) =>
+    const sendInstantBatch = (now: Date, report: SendReport, tenantId: number | undefined) =>
       Effect.gen(function*() {
-        const rows = yield* repo.claimInstant(now, INSTANT_BATCH)
+        const rows = yield* repo.claimInstant(now, INSTANT_BATCH, tenantId)
         for (const [tenantId, group] of groupBy(rows, (r) => r.tenant_id)) {
           const tenant = yield* tenantFor(tenantId, group, now, report)
           if (Option.isNone(tenant)) continue
@@ -212,33 +214,64 @@ export class MailSender extends Effect.Service<MailSender>()("MailSender", {
       })
 
     /**
-     * The digests due at `now`: for every community with waiting rows, the rows of each member queued before the
-     * community's latest digest time (08:00 daily, the 1st at 17:00 monthly, local time) go as one mail. Rows queued
-     * after it wait for the next one; a missed digest time (no runner at 08:00) is caught up on the next run.
+     * One community's digests of `frequency` due at `now` (the `email.digest.*` jobs): the rows of each member queued
+     * before the community's latest digest time (08:00 daily, the 1st at 17:00 monthly, local time) go as one mail.
+     * Rows queued after it wait for the next one; a missed digest time (no runner at 08:00) is caught up on the next
+     * run. Nothing goes while the community is gone, suspended, or has its `digests` module off.
      */
+    const digestFor = (frequency: DigestFrequency, tenantId: number, now: Date, report = emptyReport()) =>
+      Effect.gen(function*() {
+        const found = yield* tenants.findById(tenantId)
+        if (Option.isNone(found) || found.value.status !== "active" || !found.value.isModuleOn("digests")) {
+          return report
+        }
+        const tenant = found.value
+        const dueBefore = latestDigestTime(frequency, tenant.timezone, now)
+        for (;;) {
+          const rows = yield* repo.claimDigest(tenant.id, frequency, dueBefore, now, DIGEST_MEMBERS_BATCH)
+          if (rows.length === 0) break
+          yield* sendGroups(tenant, rows, digestOf(frequency), now, report)
+        }
+        return report
+      }).pipe(Effect.withSpan("Mail.digestFor", { attributes: { frequency } }))
+
+    /** The digests due at `now` of every community with waiting rows. */
     const runDigests = (now: Date) =>
       Effect.gen(function*() {
         const report = emptyReport()
         for (const frequency of ["daily", "monthly"] as const) {
           for (const tenantId of yield* repo.digestTenants(frequency, now)) {
-            const found = yield* tenants.findById(tenantId)
-            if (Option.isNone(found) || found.value.status !== "active") continue
-            const tenant = found.value
-            const dueBefore = latestDigestTime(frequency, tenant.timezone, now)
-            for (;;) {
-              const rows = yield* repo.claimDigest(tenant.id, frequency, dueBefore, now, DIGEST_MEMBERS_BATCH)
-              if (rows.length === 0) break
-              yield* sendGroups(tenant, rows, digestOf(frequency), now, report)
-            }
+            yield* digestFor(frequency, tenantId, now, report)
           }
         }
         return report
       }).pipe(Effect.withSpan("Mail.runDigests"))
 
-    /** Pending rows past 7 days become `failed`; sent and failed rows past 30 days are deleted. */
-    const expireAndPurge = (now: Date) =>
-      Effect.all({ expired: repo.expire(now), purged: repo.purge(now) }).pipe(Effect.withSpan("Mail.expireAndPurge"))
+    /**
+     * Pending rows past 7 days become `failed`; sent and failed rows past 30 days are deleted. Of every community at
+     * once, or of `tenantId`'s a bounded batch at a time (the `email.purge` job's run).
+     */
+    const expireAndPurge = (now: Date, tenantId?: number) =>
+      tenantId === undefined
+        ? Effect.all({ expired: repo.expire(now), purged: repo.purge(now) }).pipe(
+          Effect.withSpan("Mail.expireAndPurge")
+        )
+        : Effect.all({
+          expired: inBatches((scope) => repo.expire(now, scope), tenantId),
+          purged: inBatches((scope) => repo.purge(now, scope), tenantId)
+        }).pipe(Effect.withSpan("Mail.expireAndPurge", { attributes: { tenant_id: tenantId } }))
 
-    return { sendInstant, runDigests, expireAndPurge, unsubscribeUrl, recipientOf } as const
+    /** Repeats a statement over one community's rows, {@link PURGE_BATCH} at a time, until a batch is not full. */
+    const inBatches = (statement: (scope: QueueScope) => Effect.Effect<number>, tenantId: number) =>
+      Effect.gen(function*() {
+        let total = 0
+        for (;;) {
+          const n = yield* statement({ tenantId, limit: PURGE_BATCH })
+          total += n
+          if (n < PURGE_BATCH) return total
+        }
+      })
+
+    return { sendInstant, digestFor, runDigests, expireAndPurge, unsubscribeUrl, recipientOf } as const
   })
 }) {}

@@ -45,7 +45,8 @@ export const smtpOptions = (url: string): SMTPTransport.Options => {
   }
 }
 
-const reasonOf = (error: unknown): string => {
+/** A transport error as one line: the SMTP reply code (or the error code) and the message with the server's answer. */
+export const mailFailureReason = (error: unknown): string => {
   if (error instanceof Error) {
     const code = (error as { responseCode?: unknown; code?: unknown }).responseCode ??
       (error as { code?: unknown }).code
@@ -88,7 +89,7 @@ export class MailTransport extends Effect.Service<MailTransport>()("MailTranspor
         onSome: (transport) =>
           Effect.tryPromise({
             try: () => transport.sendMail(message),
-            catch: (error) => new MailSendFailed({ reason: reasonOf(error) })
+            catch: (error) => new MailSendFailed({ reason: mailFailureReason(error) })
           }).pipe(Effect.map((info): SentMail => ({ messageId: info.messageId, detail: info.response }))),
         onNone: () =>
           Effect.tryPromise({
@@ -99,7 +100,7 @@ export class MailTransport extends Effect.Service<MailTransport>()("MailTranspor
               await writeFile(file, info.message)
               return { messageId: info.messageId, detail: file }
             },
-            catch: (error) => new MailSendFailed({ reason: reasonOf(error) })
+            catch: (error) => new MailSendFailed({ reason: mailFailureReason(error) })
           })
       }).pipe(Effect.withSpan("MailTransport.send"))
     }

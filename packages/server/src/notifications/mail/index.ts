@@ -4,6 +4,7 @@ import { AdminEmailHttpLive, UnsubscribeHttpLive } from "./MailHttp.js"
 import { UnsubscribeService } from "./UnsubscribeService.js"
 
 export * from "./AccountMail.js"
+export * from "./MailJobs.js"
 export * from "./MailSchedule.js"
 export * from "./MailScheduler.js"
 export * from "./MailSender.js"

@@ -78,7 +78,8 @@ export class PushFanout extends Effect.Service<PushFanout>()("PushFanout", {
       Effect.gen(function*() {
         const report = { sent: 0, gone: 0, failed: 0, skipped: 0 }
         const tenant = yield* tenants.findById(batch.tenantId)
-        if (Option.isNone(tenant)) return report as FanoutReport
+        // A community with the `push` module off (decisions D17) gets no pushes; its bells stay in the inbox.
+        if (Option.isNone(tenant) || !tenant.value.isModuleOn("push")) return report as FanoutReport
         const rows = yield* repo.claim(batch.notificationIds, batch.userIds).pipe(
           Effect.provideService(CurrentTenant, tenant.value)
         )

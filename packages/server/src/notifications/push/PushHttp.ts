@@ -1,6 +1,7 @@
 import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
 import { Api, ok } from "@timebank/domain"
 import { Effect, Layer } from "effect"
+import { requireModule } from "../../platform/FeatureGate.js"
 import { PushService } from "./PushService.js"
 
 /** The contract declares 201; a subscription the caller already had answers 200 (decisions D12). */
@@ -16,6 +17,8 @@ const handlersOf = (name: "push" | "pushV2") =>
         .handle("vapidKey", () => Effect.map(push.vapidKey, ok))
         .handle("subscribe", ({ payload }) =>
           Effect.gen(function*() {
+            // New subscriptions wait while the community has push off (decisions D17 "Modules").
+            yield* requireModule("push")
             const { created, data } = yield* push.subscribe(payload)
             if (!created) yield* answerOkInstead
             return ok(data)

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
+import { makeBus } from "../../platform/Bus.js"
 import type { FreshBellBatch } from "../FreshBells.js"
 import { type BusMessage, busPayloadsOf } from "./BusMessage.js"
-import { makeBusTransport } from "./BusTransport.js"
 import { RealtimeConfig } from "./RealtimeConfig.js"
 
 /**
@@ -12,7 +12,11 @@ export class RealtimeBus extends Effect.Service<RealtimeBus>()("RealtimeBus", {
   dependencies: [RealtimeConfig.Default],
   effect: Effect.gen(function*() {
     const config = yield* RealtimeConfig
-    const transport = yield* makeBusTransport
+    const transport = yield* makeBus({
+      transport: config.transport,
+      channel: config.transport === "redis" ? config.redisChannel : config.postgresChannel,
+      name: "realtime"
+    })
     const send = (message: FreshBellBatch | BusMessage) =>
       Effect.forEach(busPayloadsOf(message), transport.publish, { discard: true })
     return {

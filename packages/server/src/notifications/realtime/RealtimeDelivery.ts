@@ -1,10 +1,10 @@
 import { CurrentTenant, Notification, type NotificationCounts } from "@timebank/domain"
 import { Effect, Either, Option, Schema } from "effect"
+import type { BusEvent } from "../../platform/Bus.js"
 import { TenantDirectory } from "../../tenancy/TenantDirectory.js"
 import { BellRepo } from "../BellRepo.js"
 import { BellViews } from "../BellViews.js"
 import { type BusMessage, decodeBusMessage } from "./BusMessage.js"
-import type { BusEvent } from "./BusTransport.js"
 import { RealtimeRepo } from "./RealtimeRepo.js"
 import { RealtimeSockets } from "./RealtimeSockets.js"
 

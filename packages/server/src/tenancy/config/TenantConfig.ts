@@ -1,9 +1,16 @@
 import { type ConfigArea, ConfigAreas, type ConfigDocument } from "@timebank/domain"
-import { Cache, Duration, Effect, Either, Schema } from "effect"
+import { Duration, Effect, Either, Schema } from "effect"
+import { makeTenantCache, TenantCaches } from "../../platform/TenantCaches.js"
 import { TenantConfigRepo } from "./TenantConfigRepo.js"
 
-/** How long a runner reuses a tenant's documents; a change made through {@link TenantConfig.store} is seen at once. */
+/**
+ * How long a runner reuses a tenant's documents; a change made through {@link TenantConfig.store} is seen at once,
+ * on every runner (the cache bus); this bounds a copy whose drop was lost.
+ */
 const CONFIG_TTL = Duration.seconds(30)
+
+/** The registry's name of the configuration documents cache. */
+export const CONFIG_CACHE = "config-documents"
 
 type Documents = { readonly [A in ConfigArea]: ConfigDocument<A> }
 
@@ -20,10 +27,11 @@ const documentOf = <A extends ConfigArea>(area: A, stored: unknown): ConfigDocum
 
 /**
  * A community's configuration documents (decisions D17 "Config"), read by the features they configure (uploads,
- * feed order, the public tenant) and written by its admins. Reads are cached per tenant on each runner.
+ * feed order, the public tenant) and written by its admins. Reads are cached per tenant on each runner; a write
+ * drops the tenant's copy on every runner.
  */
 export class TenantConfig extends Effect.Service<TenantConfig>()("TenantConfig", {
-  dependencies: [TenantConfigRepo.Default],
+  dependencies: [TenantConfigRepo.Default, TenantCaches.Default],
   effect: Effect.gen(function*() {
     const repo = yield* TenantConfigRepo
     const load = (tenantId: number) =>
@@ -31,7 +39,13 @@ export class TenantConfig extends Effect.Service<TenantConfig>()("TenantConfig",
         Object.fromEntries(
           (Object.keys(ConfigAreas) as Array<ConfigArea>).map((area) => [area, documentOf(area, stored.get(area))])
         ) as unknown as Documents)
-    const cache = yield* Cache.make({ capacity: 10_000, timeToLive: CONFIG_TTL, lookup: load })
+    const cache = yield* makeTenantCache({
+      name: CONFIG_CACHE,
+      capacity: 10_000,
+      timeToLive: CONFIG_TTL,
+      lookup: load,
+      tenantOf: (tenantId) => tenantId
+    })
 
     /** Every area of a tenant with the defaults applied. */
     const all = (tenantId: number): Effect.Effect<Documents> => cache.get(tenantId)
@@ -41,8 +55,9 @@ export class TenantConfig extends Effect.Service<TenantConfig>()("TenantConfig",
 
     /** Stores a whole, already validated document of an area. */
     const store = <A extends ConfigArea>(tenantId: number, area: A, document: ConfigDocument<A>, actorId: number) =>
-      repo.store(tenantId, area, document, actorId).pipe(Effect.zipRight(cache.invalidate(tenantId)))
+      repo.store(tenantId, area, document, actorId).pipe(Effect.zipRight(cache.invalidateTenant(tenantId)))
 
-    return { all, get, store, invalidate: (tenantId: number) => cache.invalidate(tenantId) } as const
+    /** Drops the tenant's documents on every runner. */
+    return { all, get, store, invalidate: (tenantId: number) => cache.invalidateTenant(tenantId) } as const
   })
 }) {}

@@ -1,11 +1,13 @@
 import { PgClient } from "@effect/sql-pg"
 import type { PgClientConfig } from "@effect/sql-pg/PgClient"
-import { Effect, Option, Redacted, Runtime, Schedule, Stream } from "effect"
+import { Config, Effect, Option, Redacted, Runtime, Schedule, Stream } from "effect"
 import { Redis as IORedis } from "ioredis"
 import pg from "pg"
-import { AppConfig } from "../../platform/AppConfig.js"
-import { Redis } from "../../platform/Redis.js"
-import { RealtimeConfig } from "./RealtimeConfig.js"
+import { AppConfig } from "./AppConfig.js"
+import { Redis } from "./Redis.js"
+
+/** What carries a bus between runners: Redis pub/sub or PostgreSQL LISTEN/NOTIFY. */
+export type BusTransportKind = "redis" | "postgres"
 
 /**
  * What a runner hears on the bus: a payload, or that its subscription is (again) in place. Both transports drop
@@ -15,12 +17,46 @@ export type BusEvent =
   | { readonly _tag: "Connected" }
   | { readonly _tag: "Payload"; readonly payload: string }
 
-export interface BusTransport {
-  /** Best effort: a failure is logged, never raised (a bell never fails because a frame could not be sent). */
+/** One channel between the runners of a deployment (every runner hears what any runner, itself included, sends). */
+export interface Bus {
+  /** Best effort: a failure is logged, never raised (a bell or a cache never fails because a frame was lost). */
   readonly publish: (payload: string) => Effect.Effect<void>
   /** Every event, for as long as it is run; reconnects with backoff on its own. */
   readonly events: Stream.Stream<BusEvent>
 }
+
+export interface BusOptions {
+  readonly transport: BusTransportKind
+  /** The channel, unique per deployment: Redis channels ignore the db index, so prefix them (see {@link busChannel}). */
+  readonly channel: string
+  /** Who uses the bus (`realtime`, `cache`): in log lines and the LISTEN connection's `application_name`. */
+  readonly name: string
+}
+
+/**
+ * `<variable>=auto` (default) picks Redis when `REDIS_URL` is set and PostgreSQL otherwise; `redis` or `postgres`
+ * force one (forcing `redis` without `REDIS_URL` is a start-up error).
+ */
+export const busTransportFrom = (variable: string) =>
+  Effect.gen(function*() {
+    const app = yield* AppConfig
+    const bus = yield* Config.literal("auto", "redis", "postgres")(variable).pipe(
+      Config.withDefault("auto" as const),
+      Effect.orDie
+    )
+    if (bus === "redis" && Option.isNone(app.redisUrl)) {
+      return yield* Effect.dieMessage(`${variable}=redis needs REDIS_URL`)
+    }
+    const transport: BusTransportKind = bus === "auto" ? (Option.isSome(app.redisUrl) ? "redis" : "postgres") : bus
+    return transport
+  })
+
+/**
+ * The channel named `name` on `transport`: Redis channels carry `REDIS_KEY_PREFIX` (deployments and test databases
+ * sharing a server never hear each other); NOTIFY channels are per database already.
+ */
+export const busChannel = (transport: BusTransportKind, name: string) =>
+  Effect.map(AppConfig, (app) => (transport === "redis" ? `${app.redisKeyPrefix}${name}` : `timebank_${name}`))
 
 const connected: BusEvent = { _tag: "Connected" }
 const payload = (p: string): BusEvent => ({ _tag: "Payload", payload: p })
@@ -29,12 +65,10 @@ const asError = (e: unknown) => (e instanceof Error ? e : new Error(String(e)))
 /** 100 ms doubling, at most 5 s apart, forever. */
 const reconnectBackoff = Schedule.exponential("100 millis").pipe(Schedule.union(Schedule.spaced("5 seconds")))
 
-const reconnecting = (name: string) => (events: Stream.Stream<BusEvent, Error>): Stream.Stream<BusEvent> =>
+const reconnecting = (what: string) => (events: Stream.Stream<BusEvent, Error>): Stream.Stream<BusEvent> =>
   events.pipe(
     Stream.tapError((error) =>
-      Effect.logWarning(`realtime ${name} subscription lost; reconnecting`).pipe(
-        Effect.annotateLogs({ error: error.message })
-      )
+      Effect.logWarning(`${what} subscription lost; reconnecting`).pipe(Effect.annotateLogs({ error: error.message }))
     ),
     Stream.retry(reconnectBackoff),
     Stream.catchAll(() => Stream.empty)
@@ -70,7 +104,7 @@ const postgresEvents = (config: pg.ClientConfig, channel: string): Stream.Stream
     })
   )
 
-const pgClientConfigOf = (c: PgClientConfig): pg.ClientConfig => ({
+const pgClientConfigOf = (c: PgClientConfig, name: string): pg.ClientConfig => ({
   ...(c.url === undefined ? {} : { connectionString: Redacted.value(c.url) }),
   ...(c.host === undefined ? {} : { host: c.host }),
   ...(c.port === undefined ? {} : { port: c.port }),
@@ -78,11 +112,11 @@ const pgClientConfigOf = (c: PgClientConfig): pg.ClientConfig => ({
   ...(c.username === undefined ? {} : { user: c.username }),
   ...(c.password === undefined ? {} : { password: Redacted.value(c.password) }),
   ...(c.ssl === undefined ? {} : { ssl: c.ssl }),
-  application_name: "timebank-realtime"
+  application_name: `timebank-${name}`
 })
 
 /** A dedicated ioredis connection in subscriber mode; ioredis reconnects and re-subscribes by itself. */
-const redisEvents = (url: string, channel: string): Stream.Stream<BusEvent, Error> =>
+const redisEvents = (url: string, channel: string, what: string): Stream.Stream<BusEvent, Error> =>
   Stream.asyncScoped<BusEvent, Error>((emit) =>
     Effect.gen(function*() {
       const runFork = Runtime.runFork(yield* Effect.runtime<never>())
@@ -96,7 +130,7 @@ const redisEvents = (url: string, channel: string): Stream.Stream<BusEvent, Erro
         if (ch === channel) void emit.single(payload(message))
       })
       client.on("error", () => {
-        if (subscribed && !down) runFork(Effect.logWarning("realtime redis subscription lost; ioredis reconnects"))
+        if (subscribed && !down) runFork(Effect.logWarning(`${what} subscription lost; ioredis reconnects`))
         down = subscribed
       })
       client.on("ready", () => {
@@ -110,26 +144,28 @@ const redisEvents = (url: string, channel: string): Stream.Stream<BusEvent, Erro
     })
   )
 
-/** The transport `RealtimeConfig` chose, publishing through the process's pools and listening on its own line. */
-export const makeBusTransport = Effect.gen(function*() {
-  const config = yield* RealtimeConfig
-  if (config.transport === "redis") {
-    const { redisUrl } = yield* AppConfig
-    const shared = yield* Redis
-    const url = Option.getOrThrowWith(redisUrl, () => new Error("REALTIME_BUS=redis needs REDIS_URL"))
-    const publisher = Option.getOrThrowWith(shared.client, () => new Error("REALTIME_BUS=redis needs REDIS_URL"))
-    const channel = config.redisChannel
+/** A bus on `options.transport`, publishing through the process's pools and listening on its own connection. */
+export const makeBus = (options: BusOptions) =>
+  Effect.gen(function*() {
+    const { channel, name } = options
+    const what = `${name} bus (${options.transport})`
+    if (options.transport === "redis") {
+      const { redisUrl } = yield* AppConfig
+      const shared = yield* Redis
+      if (Option.isNone(redisUrl) || Option.isNone(shared.client)) {
+        return yield* Effect.dieMessage(`the ${name} bus on Redis needs REDIS_URL`)
+      }
+      const publisher = shared.client.value
+      return {
+        publish: (p: string) =>
+          logFailure(`${what}: publish failed`)(Effect.tryPromise(() => publisher.publish(channel, p))),
+        events: reconnecting(what)(redisEvents(Redacted.value(redisUrl.value), channel, what))
+      } satisfies Bus
+    }
+    const sql = yield* PgClient.PgClient
     return {
-      publish: (p: string) =>
-        logFailure("realtime publish failed")(Effect.tryPromise(() => publisher.publish(channel, p))),
-      events: reconnecting("redis")(redisEvents(Redacted.value(url), channel))
-    } satisfies BusTransport
-  }
-  const sql = yield* PgClient.PgClient
-  const channel = config.postgresChannel
-  return {
-    // NOTIFY takes no bind parameters; pg_notify does.
-    publish: (p: string) => logFailure("realtime publish failed")(sql`SELECT pg_notify(${channel}, ${p})`),
-    events: reconnecting("postgres")(postgresEvents(pgClientConfigOf(sql.config), channel))
-  } satisfies BusTransport
-})
+      // NOTIFY takes no bind parameters; pg_notify does.
+      publish: (p: string) => logFailure(`${what}: publish failed`)(sql`SELECT pg_notify(${channel}, ${p})`),
+      events: reconnecting(what)(postgresEvents(pgClientConfigOf(sql.config, name), channel))
+    } satisfies Bus
+  })

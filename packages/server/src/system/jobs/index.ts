@@ -1,0 +1,7 @@
+export * from "./JobRunner.js"
+export * from "./JobScheduler.js"
+export * from "./JobSchedules.js"
+export * from "./JobSettingsService.js"
+export * from "./JobsHttp.js"
+export * from "./JobsOperator.js"
+export * from "./JobsService.js"
