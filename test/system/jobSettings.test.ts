@@ -51,6 +51,7 @@ layer(JobsTestApp(), { excludeTestServices: true, timeout: "120 seconds" })(
           schedule: TEST_WORK_SCHEDULE,
           enabled: true,
           last_run: null,
+          last_pass_at: null,
           next_run: work.next_run,
           health: "ok"
         })

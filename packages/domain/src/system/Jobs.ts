@@ -67,6 +67,9 @@ export const CronJob = Schema.Struct({
   schedule: Schema.String,
   enabled: Schema.Boolean,
   last_run: Schema.NullOr(JobRun),
+  last_pass_at: Schema.NullOr(Schema.DateTimeUtc).annotations({
+    description: "When the scheduler last ran the job (a pass that found nothing to do records no run)"
+  }),
   next_run: Schema.DateTimeUtc,
   health: JobHealth
 })

@@ -101,6 +101,7 @@ export class JobsService extends Effect.Service<JobsService>()("JobsService", {
           schedule: state.schedule!,
           enabled: state.enabled,
           last_run: lastRunOf(state),
+          last_pass_at: state.record?.last_run_at == null ? null : DateTime.unsafeFromDate(state.record.last_run_at),
           next_run: DateTime.unsafeFromDate(nextRunOf(cron.value, state.record, at)),
           health: healthOf({ enabled: state.enabled, lastRun: state.lastRun, record: state.record, now: at })
         }]
