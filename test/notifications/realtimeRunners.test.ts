@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { FreshBells } from "@timebank/server"
 import { Effect } from "effect"
-import { Redis } from "ioredis"
+import { busesOf, busListeners, redisSubscribers } from "../fixtures/bus.js"
 import { asJson, expectOk, expectStatus } from "../fixtures/client.js"
 import { community } from "../fixtures/community.js"
 import { pay } from "../fixtures/ledger.js"
@@ -11,38 +11,11 @@ import { twoServers } from "../fixtures/servers.js"
 import { TestApp } from "../fixtures/TestApp.js"
 import { connectedSocketAt, connectedSocketOf, type Frame, isNotification, serverPort } from "./realtimeSocket.js"
 
-const redisUrl = process.env["REDIS_URL"] || "redis://127.0.0.1:6379"
-
-/** Both transports in every run, whatever the environment sets (REALTIME_BUS overrides REDIS_URL's choice). */
-const BUSES = [
-  { transport: "redis", env: { REDIS_URL: redisUrl } },
-  { transport: "postgres", env: { REALTIME_BUS: "postgres" } }
-] as const
+const BUSES = busesOf("REALTIME_BUS")
 
 const content = (frames: ReadonlyArray<Frame>) => frames.filter((f) => f.type !== "ping")
 
-/** Dedicated LISTEN connections on the test database (one per runner with the PostgreSQL bus). */
-const listeners = Effect.flatMap(
-  SqlClient.SqlClient,
-  (sql) =>
-    sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
-    WHERE datname = current_database() AND application_name = 'timebank-realtime'`
-).pipe(
-  Effect.map((rows) => rows[0]!.n),
-  Effect.orDie
-)
-
-/** Subscribers of the realtime channel of this database's Redis key prefix. */
-const redisSubscribers = (dbName: string) =>
-  Effect.acquireUseRelease(
-    Effect.sync(() => new Redis(redisUrl, { lazyConnect: true })),
-    (redis) =>
-      Effect.promise(async () => {
-        const [, n] = (await redis.pubsub("NUMSUB", `${dbName}:realtime`)) as [string, number]
-        return Number(n)
-      }),
-    (redis) => Effect.sync(() => redis.disconnect())
-  )
+const listeners = busListeners("timebank-realtime")
 
 /** A bell row made the way the dispatcher makes them (its own SQL), without a domain event. */
 const insertBell = (tenantId: number, userId: number) =>
@@ -67,7 +40,7 @@ describe("realtime across two runners", () => {
           if (bus.transport === "postgres") assert.strictEqual(yield* onA(listeners), 2)
           else {
             assert.strictEqual(yield* onA(listeners), 0)
-            assert.strictEqual(yield* redisSubscribers(db.name), 2)
+            assert.strictEqual(yield* redisSubscribers(`${db.name}:realtime`), 2)
           }
 
           const c = yield* onA(community({ settings: { starting_balance: 0 }, fund: { member: 20 }, members: 1 }))

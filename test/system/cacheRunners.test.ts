@@ -2,46 +2,19 @@ import { SqlClient } from "@effect/sql"
 import { assert, describe, it } from "@effect/vitest"
 import { TenantCaches } from "@timebank/server"
 import { type Duration, Effect, Layer, Schedule } from "effect"
-import { Redis } from "ioredis"
 import { codeOf } from "../fixtures/bodies.js"
+import { busesOf, busListeners, redisSubscribers } from "../fixtures/bus.js"
 import { community } from "../fixtures/community.js"
 import { type Server, TestServerOn, twoServers } from "../fixtures/servers.js"
 import { rawRequest } from "../fixtures/TestApp.js"
 import { freshDatabase } from "../fixtures/TestDatabase.js"
 import { statsOf, useCaches } from "./cacheKit.js"
 
-const redisUrl = process.env["REDIS_URL"] || "redis://127.0.0.1:6379"
-
-/** Both transports in every run, whatever the environment sets (CACHE_BUS overrides REDIS_URL's choice). */
-const BUSES = [
-  { transport: "redis", env: { REDIS_URL: redisUrl } },
-  { transport: "postgres", env: { CACHE_BUS: "postgres" } }
-] as const
+const BUSES = busesOf("CACHE_BUS")
 
 const FEATURES = "/api/v2/admin/config/features"
 
-/** Dedicated LISTEN connections of the cache bus on the test database (one per runner with PostgreSQL). */
-const listeners = Effect.flatMap(
-  SqlClient.SqlClient,
-  (sql) =>
-    sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
-    WHERE datname = current_database() AND application_name = 'timebank-cache'`
-).pipe(
-  Effect.map((rows) => rows[0]!.n),
-  Effect.orDie
-)
-
-/** Subscribers of the cache channel of this database's Redis key prefix. */
-const redisSubscribers = (dbName: string) =>
-  Effect.acquireUseRelease(
-    Effect.sync(() => new Redis(redisUrl, { lazyConnect: true })),
-    (redis) =>
-      Effect.promise(async () => {
-        const [, n] = (await redis.pubsub("NUMSUB", `${dbName}:cache`)) as [string, number]
-        return Number(n)
-      }),
-    (redis) => Effect.sync(() => redis.disconnect())
-  )
+const listeners = busListeners("timebank-cache")
 
 /** Runners with rows (live or not) of `tenantId`'s counts. */
 const runnersOf = (tenantId: number) =>
@@ -77,7 +50,7 @@ describe("caches across two runners", () => {
         Effect.gen(function*() {
           const { db, onA, onB } = yield* twoServers(bus.env)
           if (bus.transport === "postgres") assert.strictEqual(yield* onA(listeners), 2)
-          else assert.strictEqual(yield* redisSubscribers(db.name), 2)
+          else assert.strictEqual(yield* redisSubscribers(`${db.name}:cache`), 2)
           const c = yield* onA(community({ signIn: "token" }))
 
           // B resolves (and caches, for 5 s) the community while listings are on.
