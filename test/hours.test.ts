@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import type { LogHours, Tenant } from "@timebank/domain"
 import { HourLogId, OpportunityId, OrganisationId, RecordId } from "@timebank/domain"
+import { TenantService } from "@timebank/server"
 import { Effect } from "effect"
 import { codeOf, dataOf, fieldsOf, metaOf } from "./fixtures/bodies.js"
 import {
@@ -470,6 +471,20 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("volunte
           path: { id: c.organisation.id }
         })
         assert.strictEqual(detail.data.total_hours, 2)
+      }))
+
+    it.effect("organisation wallets switched off (module org_wallets): an approval pays nothing despite auto-pay", () =>
+      Effect.gen(function*() {
+        const c = yield* community({ autoPay: true })
+        yield* fundOrganisation(c, 5)
+        const log = yield* logHours(c, 2)
+        yield* Effect.flatMap(TenantService, (t) => t.update(c.tenant.id, { modules: { org_wallets: false } }))
+        const res = yield* review(log.id, { client: yield* wireClient(c.owner) }, "approved").pipe(expectWire(200))
+        assert.deepStrictEqual(res.value.data.payment, { status: "none", transaction_id: null, amount: null })
+        assert.lengthOf(yield* autoPayments(c.tenant, log.id), 0)
+        assert.strictEqual(yield* balanceOf(c.volunteer.headers), 0)
+        yield* Effect.flatMap(TenantService, (t) => t.update(c.tenant.id, { modules: { org_wallets: true } }))
+        assert.strictEqual(yield* organisationBalance(c.organisation), 5)
       }))
 
     it.effect("decline pays nothing; a review is final (409 ALREADY_REVIEWED), the same decision again is 200", () =>

@@ -199,6 +199,17 @@ layer(TestApp(), { excludeTestServices: true, timeout: "90 seconds" })("configur
       // The setting changed through /settings is what the languages area shows.
       yield* c.admin.client.adminConfig.updateSettings({ payload: { default_language: "en" } })
       assert.deepStrictEqual((yield* areas.languages()).data, { default: "en", enabled: ["es", "en"] })
+      // …and /settings refuses a language the community has not enabled, like the languages area does.
+      const refused = yield* rawRequest("PUT", "/api/v2/admin/settings", {
+        headers: c.adminHeaders,
+        body: JSON.stringify({ default_language: "fr" })
+      })
+      assert.strictEqual(refused.status, 422)
+      assert.deepStrictEqual(errorsOf(refused.body).map((e) => [e.code, e.field]), [[
+        "VALIDATION_ERROR",
+        "default_language"
+      ]])
+      assert.strictEqual(yield* setting, "en")
       assert.deepStrictEqual((yield* areas.config()).data.languages, { default: "en", enabled: ["es", "en"] })
     }))
 

@@ -6,10 +6,12 @@ import {
   type EffectiveModules,
   type FeaturesPayload,
   type FeatureSwitch,
-  type Tenant
+  type Tenant,
+  ValidationFailed
 } from "@timebank/domain"
 import { Effect } from "effect"
 import { TenantAdmin } from "../platform/Policy.js"
+import { TenantConfig } from "./config/TenantConfig.js"
 import { TenantService } from "./TenantService.js"
 
 export const adminSettingsOf = (t: Tenant): AdminSettings => ({ ...t.settings, name: t.name, timezone: t.timezone })
@@ -27,6 +29,16 @@ export class AdminConfigService extends Effect.Service<AdminConfigService>()("Ad
   dependencies: [TenantService.Default],
   effect: Effect.gen(function*() {
     const tenants = yield* TenantService
+    const config = yield* TenantConfig
+
+    /** The default language must be one the community enabled (`/config/languages`), as that route also checks. */
+    const checkLanguage = (tenant: Tenant, language: string | undefined) =>
+      language === undefined ?
+        Effect.void :
+        Effect.flatMap(config.get(tenant.id, "languages"), (languages) =>
+          (languages.enabled as ReadonlyArray<string>).includes(language)
+            ? Effect.void
+            : ValidationFailed.field("default_language", "must be one of the enabled languages"))
 
     /** Changes of the request's own tenant: it exists (it was just resolved) and nothing here touches domains. */
     const change = (tenant: Tenant, patch: UpdateTenantPatch) =>
@@ -63,6 +75,7 @@ export class AdminConfigService extends Effect.Service<AdminConfigService>()("Ad
       const { name, timezone, ...rest } = input
       // An empty change is a valid partial update that changes nothing.
       if (name === undefined && timezone === undefined && !given(rest)) return adminSettingsOf(tenant)
+      yield* checkLanguage(tenant, rest.default_language)
       const updated = yield* change(tenant, {
         ...(given(rest) ? { settings: rest } : {}),
         ...(timezone === undefined ? {} : { timezone }),

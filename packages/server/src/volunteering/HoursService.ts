@@ -1,6 +1,7 @@
 import {
   type Actor,
   AlreadyReviewed,
+  CurrentTenant,
   CurrentUser,
   DomainEvents,
   type HourLogId,
@@ -167,8 +168,10 @@ export class HoursService extends Effect.Service<HoursService>()("HoursService",
         if (row.status === "declined") return yield* alreadyReviewed("declined")
         let current = row
         if (row.status === "pending") {
+          // With the community's organisation wallets switched off (module `org_wallets`), nothing is auto-paid.
+          const autoPay = organisation.auto_pay_enabled && (yield* CurrentTenant).isModuleOn("org_wallets")
           const approved = yield* db.transaction(Effect.gen(function*() {
-            const approved = yield* repo.approve(row.id, reviewer.userId, organisation.auto_pay_enabled)
+            const approved = yield* repo.approve(row.id, reviewer.userId, autoPay)
             if (Option.isSome(approved)) {
               yield* outbox.append(reviewedEvent(approved.value, reviewer, organisation))
             }
