@@ -2,7 +2,7 @@ import { HttpApiBuilder, HttpServerRequest, type HttpServerResponse } from "@eff
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Option } from "effect"
 import { createdIdOf, isAuditedWrite, recordedBody, targetOf } from "./AuditEntry.js"
-import type { RouteTable } from "./RouteTable.js"
+import { pathOf, type RouteTable } from "./RouteTable.js"
 
 /**
  * Who an admin write is done by and for which tenant: known only inside the HttpApi's middleware, so the audit
@@ -36,8 +36,6 @@ export const noteActor = (actor: {
     note.tenantId ??= actor.actingTenantId
     note.impersonatorId = actor.impersonatorId
   })
-
-const pathOf = (url: string) => url.split("?")[0] ?? ""
 
 const JSON_TYPE = /^\s*application\/([a-z0-9!#$&^_.-]+\+)?json\s*(;|$)/i
 

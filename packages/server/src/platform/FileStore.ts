@@ -4,6 +4,7 @@ import { Effect, Layer, Option } from "effect"
 import { randomBytes } from "node:crypto"
 import { AppConfig } from "./AppConfig.js"
 import { errorJson } from "./HttpEdge.js"
+import { pathOf } from "./RouteTable.js"
 
 /** Public URL path under which stored files are served (`GET /uploads/<key>`). */
 export const UPLOADS_PATH = "/uploads"
@@ -139,7 +140,7 @@ const single = (status: number, code: string, message: string) => errorJson(stat
 export const serveUpload = (store: FileStore) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
-    const pathname = request.url.split("?")[0] ?? ""
+    const pathname = pathOf(request.url)
     let key: string
     try {
       key = decodeURIComponent(pathname.slice(UPLOADS_PATH.length + 1))

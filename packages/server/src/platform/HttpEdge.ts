@@ -12,7 +12,7 @@ import { Cause, Effect, Either, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { payloadTooLarge } from "./RequestBody.js"
 import { guardRequest, RefusedInput } from "./RequestGuard.js"
-import type { RouteTable } from "./RouteTable.js"
+import { pathOf, type RouteTable } from "./RouteTable.js"
 import { dialectOf, rewriteWith, type WireDialect } from "./WireDialect.js"
 
 export const errorJson = (status: number, body: ErrorBody, headers: Record<string, string> = {}) =>
@@ -69,8 +69,6 @@ export const httpEdge = (options: EdgeOptions) =>
       )
     })
   )
-
-const pathOf = (url: string) => url.split("?")[0] ?? ""
 
 const refusedResponse = (refused: RefusedInput) => Effect.succeed(errorJson(refused.status, { errors: refused.errors }))
 

@@ -2,6 +2,9 @@ import { HttpApi } from "@effect/platform"
 import { MaxBodyBytes } from "@timebank/domain"
 import { Context, Option } from "effect"
 
+/** The path of a request target, without its query. */
+export const pathOf = (url: string): string => url.split("?")[0] ?? ""
+
 export interface RouteEntry {
   readonly method: string
   readonly path: string
