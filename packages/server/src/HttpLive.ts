@@ -1,16 +1,20 @@
 import { type HttpApi, HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServerResponse } from "@effect/platform"
 import {
   Api,
+  BlogFeature,
   ConnectionsFeature,
   EventCreateRateLimit,
   EventDeleteRateLimit,
   EventImageRateLimit,
   EventsFeature,
   FeedFeature,
+  GamificationFeature,
   GroupsFeature,
+  HelpFeature,
   ListingCreateRateLimit,
   ListingsFeature,
   LoginRateLimit,
+  MatchingFeature,
   MessagesFeature,
   OrganisationDetailRateLimit,
   OrganisationDirectoryRateLimit,
@@ -122,6 +126,10 @@ const MiddlewareLive = Layer.mergeAll(
   featureGateLayer(ConnectionsFeature),
   featureGateLayer(GroupsFeature),
   featureGateLayer(FeedFeature),
+  featureGateLayer(HelpFeature),
+  featureGateLayer(BlogFeature),
+  featureGateLayer(GamificationFeature),
+  featureGateLayer(MatchingFeature),
   FederationMiddlewareLive
 )
 

@@ -49,3 +49,15 @@ export class GroupsFeature extends FeatureGate<GroupsFeature>()("GroupsFeature",
 
 /** Gates the routes of the feed: posts, likes and comments. */
 export class FeedFeature extends FeatureGate<FeedFeature>()("FeedFeature", "feed") {}
+
+/** Gates the public help pages (FAQs). */
+export class HelpFeature extends FeatureGate<HelpFeature>()("HelpFeature", "help") {}
+
+/** Gates the public blog. */
+export class BlogFeature extends FeatureGate<BlogFeature>()("BlogFeature", "blog") {}
+
+/** Gates members' badges and experience points. */
+export class GamificationFeature extends FeatureGate<GamificationFeature>()("GamificationFeature", "gamification") {}
+
+/** Gates members' match suggestions. */
+export class MatchingFeature extends FeatureGate<MatchingFeature>()("MatchingFeature", "matching") {}
