@@ -20,6 +20,14 @@ import m0017 from "./0017_federation_adapters.js"
 import m0018 from "./0018_admin_catalogue.js"
 import m0019 from "./0019_outbox_tenant_index.js"
 import m0020 from "./0020_dashboard_indexes.js"
+import m0021 from "./0021_content.js"
+import m0022 from "./0022_moderation_admin.js"
+import m0023 from "./0023_funder_reports.js"
+import m0024 from "./0024_gamification.js"
+import m0025 from "./0025_groups_admin.js"
+import m0026 from "./0026_group_geocoding.js"
+import m0027 from "./0027_group_type_policies.js"
+import m0028 from "./0028_matching.js"
 
 /** Forward-only migrations, in order. A landed migration is never edited; add a new one. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
@@ -42,5 +50,13 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0017_federation_adapters": m0017,
   "0018_admin_catalogue": m0018,
   "0019_outbox_tenant_index": m0019,
-  "0020_dashboard_indexes": m0020
+  "0020_dashboard_indexes": m0020,
+  "0021_content": m0021,
+  "0022_moderation_admin": m0022,
+  "0023_funder_reports": m0023,
+  "0024_gamification": m0024,
+  "0025_groups_admin": m0025,
+  "0026_group_geocoding": m0026,
+  "0027_group_type_policies": m0027,
+  "0028_matching": m0028
 }

@@ -86,6 +86,9 @@ const TABLES: Record<string, ReadonlyArray<string>> = {
   groups: ["group_types", "groups", "group_members", "group_messages"],
   feed: ["feed_posts", "feed_likes", "feed_comments"],
   moderation: ["member_reports"],
+  gamification: ["gamification_tenants", "badges", "user_badges", "gamification_campaigns", "gamification_xp"],
+  matching: ["matching_profiles", "matching_settings", "matching_computations", "matching_matches"],
+  content: ["help_faqs", "blog_posts"],
   federation: [
     "federation_platform",
     "federation_tenant_settings",

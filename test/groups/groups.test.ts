@@ -64,6 +64,8 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })("groups"
             type: null,
             visibility: "public",
             location: null,
+            latitude: null,
+            longitude: null,
             status: "active",
             owner: { id: member.id, first_name: "Mia", last_name: "Member", avatar_url: null },
             member_count: 1,

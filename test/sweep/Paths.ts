@@ -35,7 +35,8 @@ export const kindOfParam = (op: Operation, name: string, values: Readonly<Record
   const before = at > 0 ? segments[at - 1]! : ""
   const param = /^\{([^}]+)\}$/.exec(before)?.[1]
   const word = param === undefined ? before : decodeURIComponent(values[param] ?? "")
-  const kind = kindOf(word) ?? (name === "id" ? undefined : kindOf(name))
+  // Two segments first (`matching/approvals` names a match, where `groups/approvals` names a group).
+  const kind = kindOf(`${segments[at - 2] ?? ""}/${word}`) ?? kindOf(word) ?? (name === "id" ? undefined : kindOf(name))
   // Under the federation routes, transactions and messages are the partners' own records, not the ledger's or
   // members' (a federated transaction, a message from a partner's member).
   return kind !== undefined && FEDERATED_KINDS.includes(kind) && /\/federation\//.test(op.path)

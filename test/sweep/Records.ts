@@ -1,5 +1,10 @@
 import type { Actor } from "./Actor.js"
 import { createCommunityRecords } from "./CommunityRecords.js"
+import { createContentRecords } from "./ContentRecords.js"
+import { createGamificationRecords } from "./GamificationRecords.js"
+import { createGroupAdminRecords } from "./GroupAdminRecords.js"
+import { createGroupTypeRecords } from "./GroupTypeRecords.js"
+import { createMatchingRecords } from "./MatchingRecords.js"
 import { multipart } from "./Requests.js"
 import type { SetUpSteps } from "./SetUpSteps.js"
 
@@ -304,6 +309,11 @@ export const createRecords = async (
   const run = await steps.may("job run", admin, "POST", "/api/v2/admin/background-jobs/tokens.purge/run", {})
   keep("run", run?.["id"])
   await createCommunityRecords(steps, { admin, member, member2, marker: m, keep, listingId: listing?.["id"] })
+  await createContentRecords(steps, { admin, marker: m, keep })
+  await createGamificationRecords(steps, { admin, member, marker: m, keep })
+  await createGroupTypeRecords(steps, { admin, marker: m, keep })
+  await createGroupAdminRecords(steps, { admin, member, marker: m, keep })
+  await createMatchingRecords(steps, { admin, member2, marker: m, keep })
   return { managed, uploads }
 }
 

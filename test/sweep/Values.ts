@@ -49,6 +49,10 @@ const KIND_WORDS: Record<string, string> = {
   series: "series",
   review: "review",
   reviews: "review",
+  badge: "badge",
+  badges: "badge",
+  campaign: "campaign",
+  campaigns: "campaign",
   // A background job's run (`/system/cron-jobs/logs/{id}`).
   log: "run",
   logs: "run",
@@ -60,18 +64,29 @@ const KIND_WORDS: Record<string, string> = {
   connections: "connection",
   group: "group",
   groups: "group",
+  // A group type (`/admin/groups/types/{id}`, `type_id`); no other route has an id after `type(s)`.
+  type: "group-type",
+  types: "group-type",
   post: "post",
   posts: "post",
   comment: "comment",
   comments: "comment",
   report: "report",
   reports: "report",
+  faq: "faq",
+  faqs: "faq",
+  // A blog post (`/admin/blog/{id}`); the world gives its published post its id as slug (`/blog/{slug}`).
+  blog: "blog",
   partner: "partner",
   partners: "partner",
   "api-key": "api-key",
   "api-keys": "api-key",
   delivery: "delivery",
-  deliveries: "delivery"
+  deliveries: "delivery",
+  // A match of the approvals queue (`/admin/matching/approvals/{id}`); told apart by the segment before it.
+  "matching/approvals": "match",
+  // A group waiting for review (`/admin/groups/approvals/{groupId}/approve`).
+  "groups/approvals": "pending group"
 }
 
 /** The kind of record a path segment or an id property names (`recipient_id` → user), if the sweep knows it. */

@@ -1,5 +1,7 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { ConnectionsApi } from "./connections/ConnectionsApi.js"
+import { AdminBlogApi, BlogApi } from "./content/BlogApi.js"
+import { AdminHelpApi, HelpApi } from "./content/HelpApi.js"
 import { AdminEventsApi } from "./events/AdminEventsApi.js"
 import { CalendarApi } from "./events/CalendarApi.js"
 import { EventImageApi } from "./events/EventImageApi.js"
@@ -24,7 +26,13 @@ import { FederationTransfersApi } from "./federation/FederationTransfersApi.js"
 import { FederationWebhooksApi } from "./federation/FederationWebhooksApi.js"
 import { FederationWritesApi } from "./federation/FederationWritesApi.js"
 import { KomunitinApi } from "./federation/KomunitinApi.js"
+import { AdminCommentsApi, AdminFeedApi } from "./feed/AdminFeedApi.js"
 import { FeedApi } from "./feed/FeedApi.js"
+import { AdminGamificationApi, AdminUserBadgesApi } from "./gamification/AdminGamificationApi.js"
+import { GamificationApi } from "./gamification/GamificationApi.js"
+import { AdminGroupGeocodingApi } from "./groups/AdminGroupGeocodingApi.js"
+import { AdminGroupsApi } from "./groups/AdminGroupsApi.js"
+import { AdminGroupTypesApi } from "./groups/AdminGroupTypesApi.js"
 import { GroupChatApi, GroupMembersApi } from "./groups/GroupMembershipApi.js"
 import { GroupsApi } from "./groups/GroupsApi.js"
 import { ValidationFailedResponse } from "./http/ApiError.js"
@@ -38,12 +46,17 @@ import { AdminListingsApi } from "./listings/AdminListingsApi.js"
 import { AdminAttributesApi, AttributesApi } from "./listings/AttributesApi.js"
 import { AdminCategoriesApi, CategoriesApi } from "./listings/CategoriesApi.js"
 import { ListingsApi } from "./listings/ListingsApi.js"
+import { AdminMatchingApi } from "./matching/AdminMatchingApi.js"
+import { MatchingApi } from "./matching/MatchingApi.js"
 import { MessagesApi } from "./messaging/MessagesApi.js"
+import { AdminGroupModerationApi } from "./moderation/AdminGroupModerationApi.js"
+import { AdminReportsApi } from "./moderation/AdminReportsApi.js"
 import { ReportsApi } from "./moderation/ReportsApi.js"
 import { AdminEmailApi, UnsubscribeApi } from "./notifications/MailApi.js"
 import { NotificationsApi, NotificationSettingsApi } from "./notifications/NotificationsApi.js"
 import { PushApi, PushV2Api } from "./notifications/PushApi.js"
 import { PollsApi } from "./polls/PollsApi.js"
+import { AdminFunderReportsApi } from "./reports/FunderReportsApi.js"
 import { AdminActivityApi } from "./system/ActivityApi.js"
 import { AdminCacheApi } from "./system/CacheApi.js"
 import { AdminDashboardApi } from "./system/DashboardApi.js"
@@ -54,6 +67,7 @@ import { AdminConfigAreasApi } from "./tenancy/AdminConfigAreasApi.js"
 import { SuperTenantsApi } from "./tenancy/SuperTenantsApi.js"
 import { TenancyApi } from "./tenancy/TenancyApi.js"
 import { AdminOrganisationsApi } from "./volunteering/AdminOrganisationsApi.js"
+import { AdminReviewsApi } from "./volunteering/AdminReviewsApi.js"
 import { ApplicationsApi, HoursApi, OpportunitiesApi } from "./volunteering/OpportunitiesApi.js"
 import { OrganisationDashboardApi } from "./volunteering/OrganisationDashboardApi.js"
 import { OrganisationsApi } from "./volunteering/OrganisationsApi.js"
@@ -82,6 +96,7 @@ class Contract extends HttpApi.make("timebank")
   .add(SessionApi)
   .add(UsersApi)
   .add(AdminUsersApi)
+  .add(AdminUserBadgesApi)
   .add(SuperTenantsApi)
   .add(AdminConfigApi)
   .add(AdminCacheApi)
@@ -98,6 +113,8 @@ class Contract extends HttpApi.make("timebank")
   .add(AdminCategoriesApi)
   .add(AttributesApi)
   .add(AdminAttributesApi)
+  .add(MatchingApi)
+  .add(AdminMatchingApi)
   .add(OrganisationDashboardApi)
   .add(OpportunitiesApi)
   .add(ApplicationsApi)
@@ -105,13 +122,24 @@ class Contract extends HttpApi.make("timebank")
   .add(AdminOrganisationsApi)
   .add(OrganisationsApi)
   .add(ReviewsApi)
+  .add(AdminReviewsApi)
   .add(PollsApi)
   .add(MessagesApi)
   .add(ConnectionsApi)
+  .add(HelpApi)
+  .add(AdminHelpApi)
+  .add(BlogApi)
+  .add(AdminBlogApi)
   .add(ReportsApi)
+  .add(AdminReportsApi)
+  .add(AdminFunderReportsApi)
   .add(GroupsApi)
   .add(GroupMembersApi)
   .add(GroupChatApi)
+  .add(AdminGroupsApi)
+  .add(AdminGroupGeocodingApi)
+  .add(AdminGroupModerationApi)
+  .add(AdminGroupTypesApi)
   .add(EventImageApi)
   .add(EventRsvpApi)
   .add(EventRemindersApi)
@@ -127,6 +155,10 @@ class Contract extends HttpApi.make("timebank")
   .add(UnsubscribeApi)
   .add(AdminEmailApi)
   .add(FeedApi)
+  .add(GamificationApi)
+  .add(AdminGamificationApi)
+  .add(AdminFeedApi)
+  .add(AdminCommentsApi)
   .add(SuperFederationApi)
   .add(AdminFederationSettingsApi)
   .add(AdminFederationKeysApi)

@@ -67,9 +67,15 @@ export const DomainEvent = Schema.Union(
   E.GroupMemberJoined,
   E.GroupMemberLeft,
   E.GroupChatroomMessageSent,
+  E.GroupApproved,
+  E.GroupRejected,
+  E.MatchesAwaitingApproval,
+  E.MatchApproved,
+  E.MatchRejected,
   E.FederatedListingReceived,
   E.FederatedReviewReceived,
-  E.FederatedMessageReceived
+  E.FederatedMessageReceived,
+  E.BadgeAwarded
 )
 export type DomainEvent = typeof DomainEvent.Type
 export type DomainEventTag = DomainEvent["_tag"]

@@ -26,6 +26,7 @@ import {
 } from "@timebank/domain"
 import { Effect, Layer } from "effect"
 import { ConnectionsLive } from "./connections/index.js"
+import { ContentLive } from "./content/index.js"
 import { EventsClusterLive, EventsLive, ReminderJobsLive } from "./events/index.js"
 import {
   FederationClusterLive,
@@ -34,8 +35,10 @@ import {
   FederationMiddlewareLive,
   WebhookJobsLive
 } from "./federation/index.js"
+import { GroupFeedActivityLive } from "./feed/GroupFeedActivityLive.js"
 import { FeedClusterLive, FeedLive } from "./feed/index.js"
-import { GroupsLive } from "./groups/index.js"
+import { GamificationClusterLive, GamificationJobsLive, GamificationLive } from "./gamification/index.js"
+import { GroupsAdminLive, GroupsLive } from "./groups/index.js"
 import {
   AdminUsersLive,
   AuthenticationLive,
@@ -51,7 +54,9 @@ import {
 } from "./identity/index.js"
 import { LedgerClusterLive, LedgerHttpLive, LedgerService, LedgerVerify } from "./ledger/index.js"
 import { ListingsLive } from "./listings/index.js"
+import { MatchingLive } from "./matching/index.js"
 import { MessagingLive } from "./messaging/index.js"
+import { GroupModerationQueueLive } from "./moderation/GroupModerationQueueHttp.js"
 import { ModerationLive } from "./moderation/index.js"
 import {
   FreshBells,
@@ -65,12 +70,14 @@ import { AppConfig } from "./platform/AppConfig.js"
 import { auditTrail } from "./platform/AuditTrail.js"
 import { featureGateLayer } from "./platform/FeatureGate.js"
 import { FileStore, serveUpload, UPLOADS_PATH } from "./platform/FileStore.js"
+import { GeocoderLive } from "./platform/GeocoderLive.js"
 import { DecodeErrorsLive, httpEdge } from "./platform/HttpEdge.js"
 import { JobRegistry } from "./platform/JobRegistry.js"
 import { rateLimitLayer } from "./platform/RateLimit.js"
 import { RouteTable } from "./platform/RouteTable.js"
 import { TenantCaches } from "./platform/TenantCaches.js"
 import { PollsLive } from "./polls/index.js"
+import { FunderReportsLive } from "./reports/index.js"
 import { ActivityHttpLive, AdminCacheHttpLive, DashboardLive, SystemHttpLive } from "./system/index.js"
 import { JobSchedulerLive, JobsHttpLive } from "./system/jobs/index.js"
 import {
@@ -146,15 +153,21 @@ export const FeaturesLive = Layer.mergeAll(
   AdminUsersLive,
   LedgerHttpLive,
   ListingsLive,
+  MatchingLive,
   VolunteeringLive,
   PollsLive,
   MessagingLive,
   ConnectionsLive,
+  ContentLive,
   ModerationLive,
+  FunderReportsLive,
   GroupsLive,
+  GroupsAdminLive.pipe(Layer.provide(GroupFeedActivityLive)),
+  GroupModerationQueueLive,
   EventsLive,
   NotificationsLive,
   FeedLive,
+  GamificationLive,
   FederationLive
 ).pipe(Layer.provideMerge(MiddlewareLive), Layer.provide(LedgerService.Default))
 
@@ -163,7 +176,8 @@ export const FeatureJobsLive = Layer.mergeAll(
   ReminderJobsLive,
   MailJobsLive,
   WebhookJobsLive,
-  IdentityJobsLive
+  IdentityJobsLive,
+  GamificationJobsLive
 )
 
 /** What a serving process runs on the cluster: entities, outbox subscribers and jobs (needs Sharding). */
@@ -175,6 +189,7 @@ export const ClusterFeaturesLive = Layer.mergeAll(
   EventsClusterLive,
   NotificationsClusterLive,
   FeedClusterLive,
+  GamificationClusterLive,
   FederationClusterLive
 ).pipe(
   Layer.provide(LedgerService.Default),
@@ -196,7 +211,9 @@ export const ServicesLive = Layer.mergeAll(
   RankingHealth.Default,
   JobRegistry.Default,
   // One per process: the registry of the caches (tenant resolution, switches, configuration) and their bus.
-  TenantCaches.Default
+  TenantCaches.Default,
+  // One per process: the offline gazetteer, or the HTTP geocoder when GEOCODER_URL is set (decisions D17).
+  GeocoderLive
 )
 
 /**

@@ -49,6 +49,8 @@ export class Group extends Schema.Class<Group>("Group")({
   type: Schema.NullOr(GroupTypeSummary),
   visibility: GroupVisibility,
   location: Schema.NullOr(Schema.String),
+  latitude: Schema.NullOr(Schema.Number).annotations({ description: "Where `location` is, once an admin geocoded it" }),
+  longitude: Schema.NullOr(Schema.Number).annotations({ description: "Null until geocoded; a new location clears it" }),
   status: GroupStatus,
   owner: UserSummary.annotations({ description: "The member who owns the group" }),
   member_count: Schema.Int.annotations({ description: "Active members, the owner included" }),

@@ -8,6 +8,7 @@ import { GroupIdPath } from "./Group.js"
 import { GroupStateConflict } from "./GroupErrors.js"
 import { GroupLeft, GroupMember, GroupMemberPath, ListGroupMembersParams, UpdateGroupMember } from "./GroupMember.js"
 import { GroupMessage, ListGroupMessagesParams, PostGroupMessage } from "./GroupMessage.js"
+import { GroupChatroomDisabled, GroupFull } from "./GroupTypePolicies.js"
 
 const GROUP = "/api/v2/groups/:id"
 
@@ -28,11 +29,13 @@ export class GroupMembersApi extends HttpApiGroup.make("groupMembers")
       .addError(httpError(Forbidden))
       .addError(httpError(AlreadyExists))
       .addError(httpError(GroupStateConflict))
+      .addError(httpError(GroupFull))
       .annotate(
         OpenApi.Description,
-        "A public group makes the caller an active member at once; a private one records a `pending` request that " +
-          "an organiser approves. A member (pending or active) again → 409 `ALREADY_EXISTS`; banned → 403; a " +
-          "group that is not active or dormant → 409 `INVALID_STATE`"
+        "A public group makes the caller an active member at once; a private one, or one whose type's `join` policy " +
+          "is `approval`, records a `pending` request that an organiser approves. A member (pending or active) " +
+          "again → 409 `ALREADY_EXISTS`; banned → 403; a group that is not active or dormant → 409 " +
+          "`INVALID_STATE`; a group with as many active members as its type's `max_members` → 409 `GROUP_FULL`"
       )
   )
   .add(
@@ -72,11 +75,13 @@ export class GroupMembersApi extends HttpApiGroup.make("groupMembers")
       .addError(httpError(NotFound))
       .addError(httpError(Forbidden))
       .addError(httpError(GroupStateConflict))
+      .addError(httpError(GroupFull))
       .annotate(
         OpenApi.Description,
         "Organisers (the owner included) and admins approve (`status: active`), ban, and set roles of members; " +
           "only the owner and admins change organisers or hand the group over (`role: owner`, to an active " +
-          "member; the old owner becomes an organiser). The owner's own membership does not change (409)"
+          "member; the old owner becomes an organiser). The owner's own membership does not change (409). " +
+          "Approving past the type's `max_members` → 409 `GROUP_FULL`"
       )
   )
   .middleware(GroupsFeature)
@@ -100,7 +105,12 @@ export class GroupChatApi extends HttpApiGroup.make("groupChat")
       .addSuccess(CursorPage(GroupMessage))
       .addError(httpError(NotFound))
       .addError(httpError(Forbidden))
-      .annotate(OpenApi.Description, "Newest first, with their senders; for active members and admins")
+      .addError(httpError(GroupChatroomDisabled))
+      .annotate(
+        OpenApi.Description,
+        "Newest first, with their senders; for active members and admins. A group whose type has no chatroom → " +
+          "403 `CHATROOM_DISABLED`"
+      )
   )
   .add(
     HttpApiEndpoint.post("post", `${GROUP}/messages`)
@@ -111,10 +121,11 @@ export class GroupChatApi extends HttpApiGroup.make("groupChat")
       .addError(httpError(NotFound))
       .addError(httpError(Forbidden))
       .addError(httpError(GroupStateConflict))
+      .addError(httpError(GroupChatroomDisabled))
       .annotate(
         OpenApi.Description,
         "Active members write; the other active members get a `group_message` bell. A group that is not active " +
-          "or dormant → 409 `INVALID_STATE`"
+          "or dormant → 409 `INVALID_STATE`; a group whose type has no chatroom → 403 `CHATROOM_DISABLED`"
       )
   )
   .middleware(GroupsFeature)

@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { RecordId } from "../http/Ids.js"
+import { GroupTypePolicies, type GroupTypePoliciesInput } from "./GroupTypePolicies.js"
 
 export const GroupTypeId = RecordId.pipe(Schema.brand("GroupTypeId"))
 export type GroupTypeId = typeof GroupTypeId.Type
@@ -9,6 +10,7 @@ export class GroupType extends Schema.Class<GroupType>("GroupType")({
   id: GroupTypeId,
   name: Schema.String,
   description: Schema.String,
+  policies: GroupTypePolicies.annotations({ description: "What groups of this type allow (decisions D17)" }),
   created_at: Schema.DateTimeUtc,
   updated_at: Schema.DateTimeUtc
 }) {}
@@ -21,4 +23,6 @@ export type GroupTypeSummary = typeof GroupTypeSummary.Type
 export interface NewGroupType {
   readonly name: string
   readonly description?: string | undefined
+  /** Policies other than the defaults (members create, open joins, no limit, a chatroom). */
+  readonly policies?: GroupTypePoliciesInput | undefined
 }

@@ -52,7 +52,8 @@ export class GroupsApi extends HttpApiGroup.make("groups")
         OpenApi.Description,
         "The caller owns the new group and is its first active member. It is `active`, or `pending_review` while " +
           "the community reviews new groups (setting `group_approval_required`; admins' groups skip the review). " +
-          "A `type_id` that is not a group type of this community is a 422"
+          "A `type_id` that is not a group type of this community is a 422; a type whose `who_can_create` is " +
+          "`admins` is 403 `FORBIDDEN` (field `type_id`) for anyone but a community admin"
       )
   )
   .add(
@@ -67,7 +68,8 @@ export class GroupsApi extends HttpApiGroup.make("groups")
       .annotate(
         OpenApi.Description,
         "The owner, active organisers and admins edit any subset of the fields. Only admins change the status, " +
-          "except that the owner may archive an active or dormant group (another status: 409 `INVALID_STATE`)"
+          "except that the owner may archive an active or dormant group (another status: 409 `INVALID_STATE`). " +
+          "Moving the group to a type only admins create groups of is 403 `FORBIDDEN` for anyone but an admin"
       )
   )
   .add(
@@ -83,7 +85,7 @@ export class GroupsApi extends HttpApiGroup.make("groups")
     HttpApiEndpoint.get("types", "/api/v2/group-types")
       .annotate(OpenApi.Summary, "List group types")
       .addSuccess(DataEnvelope(Schema.Array(GroupType)))
-      .annotate(OpenApi.Description, "The kinds of group this community offers, by name")
+      .annotate(OpenApi.Description, "The kinds of group this community offers, by name, with their policies")
   )
   .middleware(GroupsFeature)
   .middleware(Authentication)

@@ -68,3 +68,20 @@ export class GroupChatroomMessageSent
     snippet: Schema.String
   })
 {}
+
+/** An admin approved a group that waited for review (`pending_review` → `active`; decisions D17). */
+export class GroupApproved extends Schema.TaggedClass<GroupApproved>()("GroupApproved", {
+  group_id: Schema.Number,
+  group_name: Schema.String,
+  owner_id: Schema.Number,
+  approved_by: Schema.Number
+}) {}
+
+/** An admin rejected a group that waited for review (`pending_review` → `rejected`), with their reason if any. */
+export class GroupRejected extends Schema.TaggedClass<GroupRejected>()("GroupRejected", {
+  group_id: Schema.Number,
+  group_name: Schema.String,
+  owner_id: Schema.Number,
+  reason: Schema.NullOr(Schema.String),
+  rejected_by: Schema.Number
+}) {}

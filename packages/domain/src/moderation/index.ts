@@ -1,2 +1,5 @@
+export * from "./AdminReport.js"
+export * from "./AdminReportsApi.js"
+export * from "./ModerationParams.js"
 export * from "./Report.js"
 export * from "./ReportsApi.js"

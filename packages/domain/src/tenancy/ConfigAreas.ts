@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { Language } from "../identity/User.js"
+import { SOCIAL_VALUE_DEFAULTS, SocialValueConfig } from "../reports/SocialValue.js"
 
 /**
  * The configuration areas of a community (decisions D17 "Config"): one Schema-validated document each, stored per
@@ -130,7 +131,8 @@ export const ConfigAreas = {
       members: { algorithm: "recency", weights: {} },
       matching: { algorithm: "relevance", weights: {} }
     } as AlgorithmsConfig
-  }
+  },
+  social_value: { schema: SocialValueConfig, defaults: SOCIAL_VALUE_DEFAULTS }
 } as const
 export type ConfigArea = keyof typeof ConfigAreas
 export type ConfigDocument<A extends ConfigArea> = typeof ConfigAreas[A]["schema"]["Type"]

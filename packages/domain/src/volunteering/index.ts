@@ -1,5 +1,6 @@
 export * from "./AdminOrganisation.js"
 export * from "./AdminOrganisationsApi.js"
+export * from "./AdminReviewsApi.js"
 export * from "./OpportunitiesApi.js"
 export * from "./Opportunity.js"
 export * from "./Organisation.js"

@@ -15,20 +15,33 @@ import { GroupChatRepo } from "./GroupChatRepo.js"
 import { snippetOf } from "./GroupEvents.js"
 import { canReadChat, GroupAccess, GroupParticipant, requireGroupParticipant } from "./GroupsPolicy.js"
 import { GroupViews } from "./GroupViews.js"
+import { GroupPolicies } from "./types/GroupPolicies.js"
 
-/** A group's chatroom: its active members write, they and admins read (decisions D14: members only). */
+/**
+ * A group's chatroom: its active members write, they and admins read (decisions D14: members only); none at all when
+ * the group's type says `chatroom: false` (403 `CHATROOM_DISABLED`).
+ */
 export class GroupChatService extends Effect.Service<GroupChatService>()("GroupChatService", {
-  dependencies: [GroupChatRepo.Default, GroupAccess.Default, GroupViews.Default, Outbox.Default, TenantSql.Default],
+  dependencies: [
+    GroupChatRepo.Default,
+    GroupAccess.Default,
+    GroupViews.Default,
+    GroupPolicies.Default,
+    Outbox.Default,
+    TenantSql.Default
+  ],
   effect: Effect.gen(function*() {
     const db = yield* TenantSql
     const repo = yield* GroupChatRepo
     const access = yield* GroupAccess
     const views = yield* GroupViews
+    const policies = yield* GroupPolicies
     const outbox = yield* Outbox
 
     /** Two queries per page: the messages and their senders. */
     const list = Effect.fn("GroupChat.list")(function*(id: GroupId, params: ListGroupMessagesParams) {
       const ctx = yield* access.visible(id)
+      yield* policies.checkChatroom(ctx.group)
       if (!canReadChat(ctx)) {
         return yield* new Forbidden({ message: "Only active members of this group read its chatroom" })
       }
@@ -61,6 +74,7 @@ export class GroupChatService extends Effect.Service<GroupChatService>()("GroupC
 
     const post = Effect.fn("GroupChat.post")(function*(id: GroupId, body: string) {
       const ctx = yield* access.visible(id)
+      yield* policies.checkChatroom(ctx.group)
       return yield* requireGroupParticipant(ctx)(write(body))
     })
 

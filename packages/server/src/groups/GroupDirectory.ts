@@ -1,8 +1,9 @@
 import type { Fragment } from "@effect/sql/Statement"
 import type { CurrentTenant } from "@timebank/domain"
-import { LISTED_GROUP_STATUSES } from "@timebank/domain"
+import { GroupStatus, GroupVisibility, LISTED_GROUP_STATUSES } from "@timebank/domain"
 import { Effect, Option, Schema } from "effect"
-import { DbInt, decodeRows } from "../platform/SqlRows.js"
+import { pgArray } from "../platform/SqlArrays.js"
+import { DbDate, DbInt, decodeRows } from "../platform/SqlRows.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { GroupMemberRepo } from "./GroupMemberRepo.js"
 import { GroupRepo } from "./GroupRepo.js"
@@ -22,6 +23,17 @@ export interface GroupMembership {
 }
 
 const UserIdRow = Schema.Struct({ user_id: DbInt })
+
+/** A group as moderation's queue shows it (decisions D17 "Groups admin", `GET /admin/groups/moderation`). */
+export const GroupReviewSummary = Schema.Struct({
+  id: DbInt,
+  name: Schema.String,
+  visibility: GroupVisibility,
+  status: GroupStatus,
+  owner_id: DbInt,
+  created_at: DbDate
+})
+export type GroupReviewSummary = typeof GroupReviewSummary.Type
 
 /** What other features may read of groups: domain shapes, never rows. */
 export class GroupDirectory extends Effect.Service<GroupDirectory>()("GroupDirectory", {
@@ -97,6 +109,27 @@ export class GroupDirectory extends Effect.Service<GroupDirectory>()("GroupDirec
           ? Effect.succeed(true)
           : isActiveMember(groupId, viewer.userId))
 
-    return { find, membership, isActiveMember, isOrganiser, activeMemberIds, activeGroupIdsOf, visibleTo } as const
+    /** Moderation's queue: the groups (not deleted) among `ids` and every group waiting for review; one query. */
+    const forModeration = (
+      ids: ReadonlyArray<number>
+    ): Effect.Effect<ReadonlyArray<GroupReviewSummary>, never, CurrentTenant> =>
+      db.query((tenantId) =>
+        sql`SELECT id, name, visibility, status, owner_id, created_at FROM groups
+            WHERE tenant_id = ${tenantId} AND deleted_at IS NULL
+              AND (status = 'pending_review' OR id = ANY(${pgArray(ids)}::bigint[]))`.pipe(
+          decodeRows(GroupReviewSummary)
+        )
+      )
+
+    return {
+      find,
+      membership,
+      isActiveMember,
+      isOrganiser,
+      activeMemberIds,
+      activeGroupIdsOf,
+      visibleTo,
+      forModeration
+    } as const
   })
 }) {}

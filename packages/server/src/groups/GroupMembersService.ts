@@ -32,6 +32,7 @@ import {
 } from "./GroupsPolicy.js"
 import { GroupTransfer } from "./GroupTransfer.js"
 import { GroupViews } from "./GroupViews.js"
+import { GroupPolicies } from "./types/GroupPolicies.js"
 
 const membershipNotFound = () => NotFound.of("Membership")
 
@@ -50,6 +51,7 @@ export class GroupMembersService extends Effect.Service<GroupMembersService>()("
     GroupAccess.Default,
     GroupViews.Default,
     GroupTransfer.Default,
+    GroupPolicies.Default,
     Outbox.Default,
     TenantSql.Default
   ],
@@ -59,6 +61,7 @@ export class GroupMembersService extends Effect.Service<GroupMembersService>()("
     const access = yield* GroupAccess
     const views = yield* GroupViews
     const transfer = yield* GroupTransfer
+    const policies = yield* GroupPolicies
     const outbox = yield* Outbox
 
     const refuseExisting = (existing: MemberRow) =>
@@ -80,8 +83,11 @@ export class GroupMembersService extends Effect.Service<GroupMembersService>()("
         if (!OPEN_GROUP_STATUSES.includes(ctx.group.status)) {
           return yield* new GroupStateConflict({ message: `This group is ${ctx.group.status}; it takes no members` })
         }
-        const status: GroupMemberStatus = ctx.group.visibility === "public" ? "active" : "pending"
+        // A private group, or one whose type says `join: approval`, waits for an organiser.
+        const { join } = yield* policies.of(ctx.group.type_id)
+        const status: GroupMemberStatus = ctx.group.visibility === "public" && join === "open" ? "active" : "pending"
         const row = yield* db.transaction(Effect.gen(function*() {
+          if (status === "active") yield* policies.takeSeat(ctx.group.id)
           const inserted = yield* repo.insert(ctx.group.id, member.userId, "member", status)
           if (Option.isNone(inserted)) {
             // Another request of the same member got there first.
@@ -170,13 +176,16 @@ export class GroupMembersService extends Effect.Service<GroupMembersService>()("
           })
         }
         yield* mayChange(ctx, target, patch)
+        // Approving (or making active otherwise) takes a seat: 409 `GROUP_FULL` past the type's `max_members`.
+        const seat = target.status !== "active" && status === "active" ? policies.takeSeat(ctx.group.id) : Effect.void
         if (role === "owner") {
           if (status !== "active") {
             return yield* new GroupStateConflict({ message: "Only an active member can become the owner" })
           }
-          return yield* views.membership(yield* transfer.handOver(ctx, target))
+          return yield* views.membership(yield* db.transaction(Effect.zipRight(seat, transfer.handOver(ctx, target))))
         }
         const updated = yield* db.transaction(Effect.gen(function*() {
+          yield* seat
           const updated = yield* Effect.flatMap(
             repo.update(ctx.group.id, userId, { role, status }),
             Option.match({ onNone: () => Effect.fail(membershipNotFound()), onSome: Effect.succeed })

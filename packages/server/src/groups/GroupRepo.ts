@@ -13,6 +13,8 @@ export const GroupRow = Schema.Struct({
   description: Schema.String,
   visibility: GroupVisibility,
   location: Schema.NullOr(Schema.String),
+  latitude: Schema.NullOr(Schema.Number),
+  longitude: Schema.NullOr(Schema.Number),
   status: GroupStatus,
   created_at: DbDate,
   updated_at: DbDate
@@ -56,7 +58,8 @@ export interface GroupPatch {
   readonly owner_id?: number | undefined
 }
 
-const COLUMNS = "id, owner_id, type_id, name, description, visibility, location, status, created_at, updated_at"
+const COLUMNS =
+  "id, owner_id, type_id, name, description, visibility, location, latitude, longitude, status, created_at, updated_at"
 
 /**
  * Groups of the current tenant. Deleted groups (`deleted_at` set) are gone for every method here: the rows stay

@@ -4,8 +4,8 @@ import { GroupTypeRepo } from "./GroupTypeRepo.js"
 import { GroupViews } from "./GroupViews.js"
 
 /**
- * Group types: members read the catalogue; the admin catalogue (decisions D17, `/admin/groups/types`) creates and
- * edits them through `create`, behind its own admin policy.
+ * Group types: members read the catalogue with each type's policies; the admin catalogue (decisions D17,
+ * `/admin/groups/types`, `types/GroupTypesAdminService.ts`) creates them through `create`, behind its admin policy.
  */
 export class GroupTypesService extends Effect.Service<GroupTypesService>()("GroupTypesService", {
   dependencies: [GroupTypeRepo.Default, GroupViews.Default],
@@ -19,7 +19,7 @@ export class GroupTypesService extends Effect.Service<GroupTypesService>()("Grou
 
     /** A new type of the current community; a name it has already (any case) is 409 `ALREADY_EXISTS` on `name`. */
     const create = Effect.fn("GroupTypes.create")(function*(input: NewGroupType) {
-      const row = yield* repo.insert(input.name.trim(), input.description?.trim() ?? "")
+      const row = yield* repo.insert(input.name.trim(), input.description?.trim() ?? "", input.policies)
       return yield* Option.match(row, {
         onNone: () =>
           Effect.fail(new AlreadyExists({ message: "A group type of this name exists already", field: "name" })),

@@ -12,7 +12,7 @@ import { UserSummaries } from "../identity/UserSummaries.js"
 import type { GroupMessageRow } from "./GroupChatRepo.js"
 import { GroupMemberRepo, type MemberRow } from "./GroupMemberRepo.js"
 import type { GroupRow } from "./GroupRepo.js"
-import { GroupTypeRepo, type GroupTypeRow } from "./GroupTypeRepo.js"
+import { GroupTypeRepo, type GroupTypeRow, policiesOf } from "./GroupTypeRepo.js"
 
 /** Shown for a member the users table no longer answers for (it keeps erased users, so this should not happen). */
 const memberOf = (members: ReadonlyMap<number, UserSummary>, id: UserId): UserSummary =>
@@ -52,6 +52,8 @@ export class GroupViews extends Effect.Service<GroupViews>()("GroupViews", {
             type: row.type_id === null || typeName === undefined ? null : { id: row.type_id, name: typeName },
             visibility: row.visibility,
             location: row.location,
+            latitude: row.latitude,
+            longitude: row.longitude,
             status: row.status,
             owner: memberOf(owners, row.owner_id),
             member_count: counts.get(row.id) ?? 0,
@@ -93,6 +95,7 @@ export class GroupViews extends Effect.Service<GroupViews>()("GroupViews", {
         id: row.id as GroupTypeId,
         name: row.name,
         description: row.description,
+        policies: policiesOf(row),
         created_at: at(row.created_at),
         updated_at: at(row.updated_at)
       })

@@ -11,8 +11,7 @@ import {
   type GroupStatus,
   type ListGroupsParams,
   OPEN_GROUP_STATUSES,
-  type UpdateGroup,
-  ValidationFailed
+  type UpdateGroup
 } from "@timebank/domain"
 import { Effect, Option } from "effect"
 import { Outbox } from "../platform/Outbox.js"
@@ -30,8 +29,8 @@ import {
   isOwner,
   requireGroupManager
 } from "./GroupsPolicy.js"
-import { GroupTypeRepo } from "./GroupTypeRepo.js"
 import { GroupViews } from "./GroupViews.js"
+import { GroupPolicies } from "./types/GroupPolicies.js"
 
 /** Blank text clears an optional field, as `null` does. */
 const orNull = (text: string | null | undefined) => (text === undefined ? undefined : text === "" ? null : text)
@@ -67,7 +66,7 @@ export class GroupsService extends Effect.Service<GroupsService>()("GroupsServic
   dependencies: [
     GroupRepo.Default,
     GroupMemberRepo.Default,
-    GroupTypeRepo.Default,
+    GroupPolicies.Default,
     GroupAccess.Default,
     GroupViews.Default,
     Outbox.Default,
@@ -77,19 +76,10 @@ export class GroupsService extends Effect.Service<GroupsService>()("GroupsServic
     const db = yield* TenantSql
     const repo = yield* GroupRepo
     const members = yield* GroupMemberRepo
-    const types = yield* GroupTypeRepo
+    const policies = yield* GroupPolicies
     const access = yield* GroupAccess
     const views = yield* GroupViews
     const outbox = yield* Outbox
-
-    /** A type of this community, or a 422 on `type_id` (another community's type does not exist here). */
-    const checkType = (typeId: number | null | undefined) =>
-      typeId === undefined || typeId === null
-        ? Effect.void
-        : Effect.flatMap(types.findById(typeId), (found) =>
-          Option.isSome(found)
-            ? Effect.void
-            : Effect.fail(ValidationFailed.field("type_id", "is not a group type of this community")))
 
     /** Five queries per page, however long: the page, then owners, counts, the caller's memberships and types. */
     const list = Effect.fn("Groups.list")(function*(params: ListGroupsParams) {
@@ -115,12 +105,13 @@ export class GroupsService extends Effect.Service<GroupsService>()("GroupsServic
       function*(input: CreateGroup) {
         const member = yield* CommunityMember
         const tenant = yield* CurrentTenant
-        yield* checkType(input.type_id)
         // Admins review new groups; their own need no review.
         const status: GroupStatus = tenant.settings.group_approval_required && !isTenantAdmin(member)
           ? "pending_review"
           : "active"
         const row = yield* db.transaction(Effect.gen(function*() {
+          // A type of this community; one only admins give groups (`who_can_create`) → 403 for others.
+          yield* policies.checkType(input.type_id, isTenantAdmin(member))
           const row = yield* repo.insert({
             ownerId: member.userId,
             typeId: input.type_id ?? null,
@@ -146,7 +137,6 @@ export class GroupsService extends Effect.Service<GroupsService>()("GroupsServic
         const ctx = yield* GroupManager
         const row = ctx.group
         if (patch.status !== undefined) yield* checkStatusChange(ctx, patch.status)
-        if (patch.type_id !== row.type_id) yield* checkType(patch.type_id)
         const changes: GroupPatch = {
           name: patch.name,
           description: patch.description,
@@ -158,6 +148,7 @@ export class GroupsService extends Effect.Service<GroupsService>()("GroupsServic
         const fields = changedFields(row, changes)
         if (fields.length === 0) return yield* views.group(row, ctx.actor.userId)
         const updated = yield* db.transaction(Effect.gen(function*() {
+          if (fields.includes("type_id")) yield* policies.checkType(patch.type_id, ctx.isAdmin)
           const updated = yield* Effect.flatMap(
             repo.update(row.id, Object.fromEntries(fields.map((f) => [f, changes[f]]))),
             Option.match({ onNone: () => Effect.fail(groupNotFound()), onSome: Effect.succeed })

@@ -6,7 +6,13 @@ import { ADMIN_FANOUT_ROLES } from "./NotificationTypes.js"
 import { notificationRules } from "./Rules.js"
 
 /** The groups feature's events that notify (decisions D12's table). */
-const GROUP_TAGS = ["GroupCreated", "GroupMemberJoined", "GroupChatroomMessageSent"] as const
+const GROUP_TAGS = [
+  "GroupCreated",
+  "GroupMemberJoined",
+  "GroupChatroomMessageSent",
+  "GroupApproved",
+  "GroupRejected"
+] as const
 type GroupTag = typeof GROUP_TAGS[number]
 
 const linkOf = (groupId: number) => `/groups/${groupId}`
@@ -18,6 +24,27 @@ const groupDeliveries = (
 ): Effect.Effect<ReadonlyArray<Delivery>, never, GroupDirectory | CurrentTenant> => {
   const link = linkOf(event.group_id)
   switch (event._tag) {
+    // The owner hears how the review of their group ended (decisions D17 "Groups admin").
+    case "GroupApproved":
+      return Effect.succeed([{
+        source,
+        type: "group_approved",
+        to: { members: [event.owner_id] },
+        actorId: event.approved_by,
+        link,
+        params: { title: event.group_name },
+        channels: "bell+email"
+      }])
+    case "GroupRejected":
+      return Effect.succeed([{
+        source,
+        type: "group_rejected",
+        to: { members: [event.owner_id] },
+        actorId: event.rejected_by,
+        link,
+        params: { title: event.group_name, reason: event.reason ?? "none" },
+        channels: "bell+email"
+      }])
     case "GroupCreated":
       return Effect.succeed([{
         source,

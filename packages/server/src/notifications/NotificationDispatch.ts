@@ -10,12 +10,23 @@ import { type Delivered, type Delivery, Dispatcher } from "./Dispatcher.js"
 import { eventRules } from "./EventRules.js"
 import { federationRules } from "./FederationRules.js"
 import { FreshBells } from "./FreshBells.js"
+import { gamificationRules } from "./GamificationRules.js"
 import { groupRules } from "./GroupRules.js"
+import { matchingRules } from "./MatchingRules.js"
 import { messagingRules } from "./MessagingRules.js"
 import { socialRules } from "./SocialRules.js"
 
 /** Every feature's notification rules: a feature that notifies adds its rule set here, one line. */
-const RULES = [communityRules, eventRules, federationRules, groupRules, messagingRules, socialRules] as const
+const RULES = [
+  communityRules,
+  eventRules,
+  federationRules,
+  gamificationRules,
+  groupRules,
+  matchingRules,
+  messagingRules,
+  socialRules
+] as const
 
 const TAGS = RULES.flatMap((rules) => rules.tags)
 const rulesOf = new Map(RULES.flatMap((rules) => rules.tags.map((tag) => [tag, rules] as const)))

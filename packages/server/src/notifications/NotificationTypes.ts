@@ -38,7 +38,11 @@ export const NOTIFICATION_TYPES = {
   group_created: { category: "groups" },
   group_member_joined: { category: "groups" },
   group_message: { category: "groups" },
+  group_approved: { category: "groups", alwaysInstant: true },
+  group_rejected: { category: "groups", alwaysInstant: true },
   safeguarding_flag: { category: "safeguarding" },
+  match_suggested: { category: "listings" },
+  match_approved: { category: "listings" },
   badge_awarded: { category: "social" }
 } as const satisfies Record<string, NotificationType>
 

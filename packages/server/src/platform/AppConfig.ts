@@ -33,7 +33,9 @@ export class AppConfig extends Effect.Service<AppConfig>()("AppConfig", {
       smtpUrl: yield* Config.option(Config.redacted("SMTP_URL")),
       mailFrom: yield* Config.string("MAIL_FROM").pipe(Config.withDefault("timebank <no-reply@localhost>")),
       /** Where people reach the service: the base of links in e-mails (unsubscribe, password reset). */
-      publicUrl: yield* Config.string("PUBLIC_URL").pipe(Config.withDefault("http://localhost:3000"))
+      publicUrl: yield* Config.string("PUBLIC_URL").pipe(Config.withDefault("http://localhost:3000")),
+      /** A Nominatim-compatible geocoder (`{url}/search?q=…&format=json&limit=1`); unset → the offline gazetteer. */
+      geocoderUrl: yield* Config.option(Config.string("GEOCODER_URL"))
     }
   })
 }) {}

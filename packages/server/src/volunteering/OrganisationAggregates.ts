@@ -76,7 +76,7 @@ export class OrganisationAggregates extends Effect.Service<OrganisationAggregate
           LEFT JOIN (
             SELECT target_id, count(*) AS n, avg(rating) AS mean FROM reviews
             WHERE tenant_id = ${tenantId} AND target_type = 'organization' AND target_id = ANY(${idArray}::bigint[])
-              AND approved
+              AND approved AND NOT is_hidden
             GROUP BY target_id
           ) r ON r.target_id = ids.id`.pipe(
           statsRows,

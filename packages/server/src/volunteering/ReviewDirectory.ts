@@ -12,10 +12,10 @@ export class ReviewDirectory extends Effect.Service<ReviewDirectory>()("ReviewDi
     const db = yield* TenantSql
     const { sql } = db
 
-    /** Whether review `id` is one of this community's published (approved) reviews, which anyone may read. */
+    /** Whether review `id` is one of this community's published reviews (approved, not hidden): anyone reads them. */
     const exists = (id: number): Effect.Effect<boolean, never, CurrentTenant> =>
       db.query((tenantId) =>
-        sql`SELECT id FROM reviews WHERE tenant_id = ${tenantId} AND id = ${id} AND approved`.pipe(
+        sql`SELECT id FROM reviews WHERE tenant_id = ${tenantId} AND id = ${id} AND approved AND NOT is_hidden`.pipe(
           found,
           Effect.map(Option.isSome)
         )

@@ -120,13 +120,13 @@ export class ReviewRepo extends Effect.Service<ReviewRepo>()("ReviewRepo", {
             RETURNING *`.pipe(firstReview)
         ),
 
-      /** Approved reviews of a target, newest first (index `reviews_target`). */
+      /** Approved reviews of a target that are not hidden, newest first (index `reviews_target`). */
       page: (q: ReviewPageQuery) =>
         db.query((tenantId) =>
           sql`
             SELECT * FROM reviews
             WHERE tenant_id = ${tenantId} AND target_type = ${q.target.type} AND target_id = ${q.target.id}
-              AND approved ${q.before === undefined ? sql`` : sql`AND id < ${q.before}`}
+              AND approved AND NOT is_hidden ${q.before === undefined ? sql`` : sql`AND id < ${q.before}`}
             ORDER BY id DESC LIMIT ${q.limit}`.pipe(reviews)
         )
     } as const

@@ -26,7 +26,7 @@ export const reviewAlreadyExists = () =>
 export const federatedReviewExists = () =>
   new AlreadyExists({ message: "This reviewer has already reviewed this member", field: "member_id" })
 
-const toReview = (row: ReviewRow, reviewer: UserSummary | null) =>
+export const toReview = (row: ReviewRow, reviewer: UserSummary | null) =>
   Review.make({
     id: row.id,
     reviewer_id: row.reviewer_id,

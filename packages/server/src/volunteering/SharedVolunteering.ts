@@ -50,7 +50,10 @@ export class SharedVolunteering extends Effect.Service<SharedVolunteering>()("Sh
     const { sql } = db
     const opportunities = yield* OpportunityRepo
 
-    /** Published (approved) reviews of member `memberId`, local and federated, newest first (`reviews_target`). */
+    /**
+     * Published (approved, not hidden) reviews of member `memberId`, local and federated, newest first
+     * (`reviews_target`).
+     */
     const reviewsOf = (
       memberId: number,
       q: { readonly before?: number | undefined; readonly limit: number }
@@ -58,6 +61,7 @@ export class SharedVolunteering extends Effect.Service<SharedVolunteering>()("Sh
       db.query((tenantId) =>
         sql`SELECT id, target_id, reviewer_id, reviewer_name, is_federated, rating, comment, created_at FROM reviews
             WHERE tenant_id = ${tenantId} AND target_type = 'user' AND target_id = ${memberId} AND approved
+              AND NOT is_hidden
               ${q.before === undefined ? sql`` : sql`AND id < ${q.before}`}
             ORDER BY id DESC LIMIT ${q.limit}`.pipe(reviews)
       )

@@ -10,6 +10,8 @@ import { OpportunitiesService } from "./OpportunitiesService.js"
 import { OrganisationsHttpLive } from "./OrganisationsHttp.js"
 import { OrganisationsService } from "./OrganisationsService.js"
 import { OrganisationWalletService } from "./OrganisationWalletService.js"
+import { AdminReviewsHttpLive } from "./ReviewsAdminHttp.js"
+import { ReviewsAdminService } from "./ReviewsAdminService.js"
 import { ReviewsHttpLive } from "./ReviewsHttp.js"
 import { ReviewsService } from "./ReviewsService.js"
 
@@ -21,6 +23,7 @@ export * from "./DashboardService.js"
 export * from "./HourLogRepo.js"
 export * from "./HoursService.js"
 export * from "./OpportunitiesService.js"
+export * from "./OpportunityCandidates.js"
 export * from "./OpportunityRepo.js"
 export * from "./OrganisationAggregates.js"
 export * from "./OrganisationPolicy.js"
@@ -30,7 +33,9 @@ export * from "./OrganisationsService.js"
 export * from "./OrganisationViews.js"
 export * from "./OrganisationWalletService.js"
 export * from "./ReviewRepo.js"
+export * from "./ReviewsAdminService.js"
 export * from "./ReviewsService.js"
+export * from "./VolunteeringReports.js"
 export * from "./VolunteeringViews.js"
 
 /** Volunteering: organisations, dashboards, opportunities, applications, hours, reviews, admin organisations. */
@@ -38,6 +43,7 @@ export const VolunteeringLive = Layer.mergeAll(
   Layer.empty,
   OrganisationsHttpLive.pipe(Layer.provide(OrganisationsService.Default)),
   ReviewsHttpLive.pipe(Layer.provide(ReviewsService.Default)),
+  AdminReviewsHttpLive.pipe(Layer.provide(ReviewsAdminService.Default)),
   AdminOrganisationsHttpLive.pipe(Layer.provide(AdminOrganisationsService.Default)),
   OrganisationDashboardHttpLive.pipe(
     Layer.provide(Layer.mergeAll(DashboardService.Default, OrganisationWalletService.Default))

@@ -58,8 +58,16 @@ export const de: Readonly<Record<MessageKey, string>> = {
   "group_member_joined.body": "Deine Gruppe hat ein neues Mitglied.",
   "group_message.title": "{actor} hat in {title} geschrieben",
   "group_message.body": "{snippet}",
+  "group_approved.title": "Deine Gruppe {title} wurde freigegeben",
+  "group_approved.body": "„{title}“ ist jetzt für die Gemeinschaft geöffnet.",
+  "group_rejected.title": "Deine Gruppe {title} wurde nicht freigegeben",
+  "group_rejected.body": "„{title}“ wurde nicht freigegeben.{reason, select, none {} other { Grund: {reason}}}",
   "safeguarding_flag.title": "Neue Schutzmeldung",
   "safeguarding_flag.body": "{reason}",
+  "match_suggested.title": "Neue Vorschläge warten auf Freigabe",
+  "match_suggested.body": "Vorschläge für {other} warten in den Matching-Freigaben.",
+  "match_approved.title": "Ein Vorschlag für dich: {title}",
+  "match_approved.body": "Er passt zu deinen Fähigkeiten und Interessen. Schau ihn dir an!",
   "badge_awarded.title": "Du hast ein Abzeichen erhalten: {title}",
   "badge_awarded.body": "Herzlichen Glückwunsch!"
 }

@@ -56,8 +56,16 @@ export const en = {
   "group_member_joined.body": "Your group has a new member.",
   "group_message.title": "{actor} wrote in {title}",
   "group_message.body": "{snippet}",
+  "group_approved.title": "Your group {title} was approved",
+  "group_approved.body": "“{title}” is now open to the community.",
+  "group_rejected.title": "Your group {title} was not approved",
+  "group_rejected.body": "“{title}” was not approved.{reason, select, none {} other { Reason: {reason}}}",
   "safeguarding_flag.title": "Safeguarding flag raised",
   "safeguarding_flag.body": "{reason}",
+  "match_suggested.title": "New match suggestions await approval",
+  "match_suggested.body": "Suggestions for {other} are waiting in the matching approvals.",
+  "match_approved.title": "A match for you: {title}",
+  "match_approved.body": "It fits your skills and interests. Have a look!",
   "badge_awarded.title": "You earned a badge: {title}",
   "badge_awarded.body": "Congratulations!"
 } as const

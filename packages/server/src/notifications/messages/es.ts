@@ -56,8 +56,16 @@ export const es: Readonly<Record<MessageKey, string>> = {
   "group_member_joined.body": "Tu grupo tiene un nuevo miembro.",
   "group_message.title": "{actor} ha escrito en {title}",
   "group_message.body": "{snippet}",
+  "group_approved.title": "Tu grupo {title} ha sido aprobado",
+  "group_approved.body": "«{title}» ya está abierto a la comunidad.",
+  "group_rejected.title": "Tu grupo {title} no ha sido aprobado",
+  "group_rejected.body": "«{title}» no ha sido aprobado.{reason, select, none {} other { Motivo: {reason}}}",
   "safeguarding_flag.title": "Nueva alerta de protección",
   "safeguarding_flag.body": "{reason}",
+  "match_suggested.title": "Nuevas sugerencias esperan aprobación",
+  "match_suggested.body": "Las sugerencias para {other} esperan en las aprobaciones de coincidencias.",
+  "match_approved.title": "Una sugerencia para ti: {title}",
+  "match_approved.body": "Encaja con tus habilidades e intereses. ¡Échale un vistazo!",
   "badge_awarded.title": "Has conseguido una insignia: {title}",
   "badge_awarded.body": "¡Felicidades!"
 }

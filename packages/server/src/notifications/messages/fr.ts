@@ -59,8 +59,17 @@ export const fr: Readonly<Record<MessageKey, string>> = {
   "group_member_joined.body": "Votre groupe compte un nouveau membre.",
   "group_message.title": "{actor} a écrit dans {title}",
   "group_message.body": "{snippet}",
+  "group_approved.title": "Votre groupe {title} a été approuvé",
+  "group_approved.body": "«\u00a0{title}\u00a0» est désormais ouvert à la communauté.",
+  "group_rejected.title": "Votre groupe {title} n’a pas été approuvé",
+  "group_rejected.body":
+    "«\u00a0{title}\u00a0» n’a pas été approuvé.{reason, select, none {} other { Motif\u00a0: {reason}}}",
   "safeguarding_flag.title": "Nouveau signalement de protection",
   "safeguarding_flag.body": "{reason}",
+  "match_suggested.title": "De nouvelles suggestions attendent une validation",
+  "match_suggested.body": "Des suggestions pour {other} attendent dans les validations de correspondances.",
+  "match_approved.title": "Une suggestion pour vous\u00a0: {title}",
+  "match_approved.body": "Elle correspond à vos compétences et intérêts. Jetez-y un œil\u00a0!",
   "badge_awarded.title": "Vous avez obtenu un badge\u00a0: {title}",
   "badge_awarded.body": "Félicitations\u00a0!"
 }

@@ -1,0 +1,3 @@
+export * from "./AdminGamificationApi.js"
+export * from "./Gamification.js"
+export * from "./GamificationApi.js"

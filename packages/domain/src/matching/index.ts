@@ -1,0 +1,3 @@
+export * from "./AdminMatchingApi.js"
+export * from "./Match.js"
+export * from "./MatchingApi.js"

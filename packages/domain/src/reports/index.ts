@@ -1,0 +1,3 @@
+export * from "./FunderReports.js"
+export * from "./FunderReportsApi.js"
+export * from "./SocialValue.js"

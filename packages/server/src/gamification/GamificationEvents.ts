@@ -1,0 +1,97 @@
+import { CurrentTenant, type DomainEventOf } from "@timebank/domain"
+import { Cause, Effect, Option, Schedule } from "effect"
+import { type OutboxMeta, subscriberLayer } from "../platform/OutboxPublisher.js"
+import { TenantSql } from "../platform/TenantSql.js"
+import { TenantDirectory } from "../tenancy/TenantDirectory.js"
+import { BadgeAwards } from "./BadgeAwards.js"
+import { CampaignRepo } from "./CampaignRepo.js"
+import { XpRepo } from "./XpRepo.js"
+import { entriesOf, multiplierAt, pointsOf, XP_TAGS, type XpTag } from "./XpRules.js"
+
+export const GAMIFICATION_SUBSCRIBER = "gamification-awards"
+
+/**
+ * What one domain event earns: points for each member it names (× the best campaign covering the event's type at
+ * the event's time) in the XP ledger, and the badges their progress now reaches. One transaction; the ledger's
+ * source key (outbox id, event type, member) makes a redelivered event write and award nothing. Communities with
+ * gamification off record nothing.
+ */
+export class GamificationEvents extends Effect.Service<GamificationEvents>()("GamificationEvents", {
+  dependencies: [TenantSql.Default, TenantDirectory.Default, BadgeAwards.Default, CampaignRepo.Default, XpRepo.Default],
+  effect: Effect.gen(function*() {
+    const db = yield* TenantSql
+    const tenants = yield* TenantDirectory
+    const awards = yield* BadgeAwards
+    const campaigns = yield* CampaignRepo
+    const xp = yield* XpRepo
+
+    const record = (event: DomainEventOf<XpTag>, meta: OutboxMeta) =>
+      Effect.gen(function*() {
+        const entries = entriesOf(event)
+        if (entries.length === 0) return 0
+        yield* awards.ensureCatalogue
+        const running = yield* campaigns.activeAt(meta.createdAt)
+        const windows = running.map((c) => ({
+          startsAt: c.starts_at,
+          endsAt: c.ends_at,
+          multiplier: c.xp_multiplier,
+          appliesTo: c.applies_to,
+          isActive: c.is_active
+        }))
+        const records = entries.map((entry) => {
+          const multiplier = multiplierAt(windows, entry.event, meta.createdAt)
+          return {
+            userId: entry.userId,
+            eventType: entry.event,
+            quantity: entry.quantity,
+            points: pointsOf(entry, multiplier),
+            multiplier,
+            sourceKey: `${meta.id}:${entry.event}:${entry.userId}`,
+            occurredAt: meta.createdAt
+          }
+        })
+        return yield* db.transaction(Effect.gen(function*() {
+          const members = yield* xp.record(records)
+          if (members.length === 0) return 0
+          return (yield* awards.awardEarned([...new Set(members)])).length
+        }))
+      })
+
+    /** Handles one event of the outbox; answers how many badges it awarded. */
+    const handle = (event: DomainEventOf<XpTag>, meta: OutboxMeta) =>
+      Effect.gen(function*() {
+        if (meta.tenantId === null) return 0
+        const tenant = yield* tenants.findById(meta.tenantId)
+        if (Option.isNone(tenant) || !tenant.value.isEnabled("gamification")) return 0
+        return yield* Effect.provideService(record(event, meta), CurrentTenant, tenant.value)
+      }).pipe(Effect.withSpan("GamificationEvents.handle", { attributes: { type: event._tag, event_id: meta.id } }))
+
+    return { handle } as const
+  })
+}) {}
+
+/** Retries of a failing event before it is logged and passed over (short: the events behind it wait meanwhile). */
+const ATTEMPTS = 3
+
+/**
+ * The gamification's outbox subscriber. A defect handling one event (a bug, a row that breaks a constraint) is
+ * retried briefly, then logged and passed over, so it never stalls the events behind it; a member's badges it
+ * would have earned come with their next event or a recheck.
+ */
+export const GamificationAwardsLive = subscriberLayer({
+  name: GAMIFICATION_SUBSCRIBER,
+  tags: XP_TAGS,
+  handle: (event, meta) =>
+    Effect.flatMap(GamificationEvents, (gamification) => gamification.handle(event, meta)).pipe(
+      Effect.sandbox,
+      Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.intersect(Schedule.recurs(ATTEMPTS - 1)))),
+      Effect.catchAll((cause) =>
+        Cause.isInterruptedOnly(cause)
+          ? Effect.failCause(cause)
+          : Effect.logError("gamification: event passed over after repeated failures", cause).pipe(
+            Effect.annotateLogs({ subscriber: GAMIFICATION_SUBSCRIBER, event_id: meta.id, event_type: event._tag })
+          )
+      ),
+      Effect.asVoid
+    )
+})
