@@ -1,6 +1,8 @@
+import type { SqlError } from "@effect/sql/SqlError"
 import { CurrentTenant, type DomainEventOf } from "@timebank/domain"
-import { Cause, Effect, Option, Schedule } from "effect"
+import { Cause, Chunk, Effect, Option, Schedule } from "effect"
 import { type OutboxMeta, subscriberLayer } from "../platform/OutboxPublisher.js"
+import { isTransientSqlError } from "../platform/SqlErrors.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { TenantDirectory } from "../tenancy/TenantDirectory.js"
 import { BadgeAwards } from "./BadgeAwards.js"
@@ -74,6 +76,20 @@ export class GamificationEvents extends Effect.Service<GamificationEvents>()("Ga
 const ATTEMPTS = 3
 
 /**
+ * The database was away (a restart, a dropped connection): passing the event over would lose its points for good,
+ * so the failure goes back to the outbox publisher, which retries with back-off and keeps a dead letter at the end.
+ */
+const isSqlError = (e: unknown): e is SqlError =>
+  typeof e === "object" && e !== null && "_tag" in e && e._tag === "SqlError"
+
+const isTransient = (cause: Cause.Cause<unknown>) =>
+  // Repositories turn SQL errors into defects (`dieOnSqlError`), so both channels are searched.
+  Chunk.some(
+    Chunk.appendAll(Cause.failures(cause), Cause.defects(cause)),
+    (error) => isSqlError(error) && isTransientSqlError(error)
+  )
+
+/**
  * The gamification's outbox subscriber. A defect handling one event (a bug, a row that breaks a constraint) is
  * retried briefly, then logged and passed over, so it never stalls the events behind it; a member's badges it
  * would have earned come with their next event or a recheck.
@@ -86,7 +102,7 @@ export const GamificationAwardsLive = subscriberLayer({
       Effect.sandbox,
       Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.intersect(Schedule.recurs(ATTEMPTS - 1)))),
       Effect.catchAll((cause) =>
-        Cause.isInterruptedOnly(cause)
+        Cause.isInterruptedOnly(cause) || isTransient(cause)
           ? Effect.failCause(cause)
           : Effect.logError("gamification: event passed over after repeated failures", cause).pipe(
             Effect.annotateLogs({ subscriber: GAMIFICATION_SUBSCRIBER, event_id: meta.id, event_type: event._tag })
