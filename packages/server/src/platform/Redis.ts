@@ -12,7 +12,9 @@ export class Redis extends Effect.Service<Redis>()("Redis", {
     if (Option.isNone(redisUrl)) return { client: Option.none<IORedis>() }
     const client = yield* Effect.acquireRelease(
       Effect.sync(() => new IORedis(Redacted.value(redisUrl.value), { lazyConnect: true, maxRetriesPerRequest: 2 })),
-      (c) => Effect.promise(() => c.quit()).pipe(Effect.ignore)
+      // With Redis unreachable `quit` rejects (its command cannot be sent): drop the socket instead. A rejection
+      // must not escape as a defect when the process or a test closes its scope.
+      (c) => Effect.tryPromise(() => c.quit()).pipe(Effect.catchAll(() => Effect.sync(() => c.disconnect())))
     )
     return { client: Option.some(client) }
   })
