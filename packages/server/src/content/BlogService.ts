@@ -13,6 +13,7 @@ import {
   type UpdateBlogPost
 } from "@timebank/domain"
 import { Effect, Option } from "effect"
+import { offsetPage } from "../platform/Paging.js"
 import { requireTenantAdmin, TenantAdmin } from "../platform/Policy.js"
 import { slugify, uniqueSlug } from "../platform/Slug.js"
 import { BlogPostRepo, type BlogPostRow } from "./BlogPostRepo.js"
@@ -62,8 +63,7 @@ export class BlogService extends Effect.Service<BlogService>()("BlogService", {
 
     const list = Effect.fn("Blog.list")(function*(params: AdminBlogListParams) {
       yield* TenantAdmin
-      const page = params.page ?? 1
-      const perPage = params.per_page ?? DEFAULT_ADMIN_BLOG_PER_PAGE
+      const { page, perPage } = offsetPage(params, DEFAULT_ADMIN_BLOG_PER_PAGE)
       const result = yield* repo.list({ page, perPage, status: params.status, search: params.search })
       return { data: yield* views.many(result.rows), meta: offsetMeta(page, perPage, result.total) }
     }, requireTenantAdmin)

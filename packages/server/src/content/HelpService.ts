@@ -14,6 +14,7 @@ import {
   type UpdateFaq
 } from "@timebank/domain"
 import { Effect, Option } from "effect"
+import { offsetPage } from "../platform/Paging.js"
 import { requireTenantAdmin, TenantAdmin } from "../platform/Policy.js"
 import { FaqRepo, toFaq } from "./FaqRepo.js"
 
@@ -42,8 +43,7 @@ export class HelpService extends Effect.Service<HelpService>()("HelpService", {
 
     const list = Effect.fn("Help.list")(function*(params: AdminFaqListParams) {
       yield* TenantAdmin
-      const page = params.page ?? 1
-      const perPage = params.per_page ?? DEFAULT_ADMIN_FAQS_PER_PAGE
+      const { page, perPage } = offsetPage(params, DEFAULT_ADMIN_FAQS_PER_PAGE)
       const result = yield* repo.list({
         page,
         perPage,

@@ -1,5 +1,6 @@
 import { type AdminListEventsParams, type CancelEventPayload, type EventId, offsetMeta } from "@timebank/domain"
 import { Clock, Effect } from "effect"
+import { offsetPage } from "../platform/Paging.js"
 import { requireTenantAdmin, TenantAdmin } from "../platform/Policy.js"
 import { EventLifecycle, foundEvent } from "./EventLifecycle.js"
 import { EventRepo } from "./EventRepo.js"
@@ -24,8 +25,7 @@ export class AdminEventsService extends Effect.Service<AdminEventsService>()("Ad
     const list = Effect.fn("AdminEvents.list")(
       function*(params: AdminListEventsParams) {
         yield* TenantAdmin
-        const page = params.page ?? 1
-        const perPage = params.per_page ?? DEFAULT_ADMIN_EVENTS_PER_PAGE
+        const { page, perPage } = offsetPage(params, DEFAULT_ADMIN_EVENTS_PER_PAGE)
         const result = yield* repo.listAdmin({
           page,
           perPage,

@@ -9,6 +9,7 @@ import {
   offsetMeta
 } from "@timebank/domain"
 import { Clock, Effect, Option } from "effect"
+import { offsetPage } from "../platform/Paging.js"
 import { requireTenantAdmin, TenantAdmin } from "../platform/Policy.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { periodOf } from "./FeedAdminPeriod.js"
@@ -55,8 +56,7 @@ export class FeedAdminService extends Effect.Service<FeedAdminService>()("FeedAd
       const admin = yield* TenantAdmin
       const tenant = yield* CurrentTenant
       const period = yield* periodOf(params, tenant.timezone)
-      const page = params.page ?? 1
-      const perPage = params.per_page ?? DEFAULT_ADMIN_FEED_PER_PAGE
+      const { page, perPage } = offsetPage(params, DEFAULT_ADMIN_FEED_PER_PAGE)
       const { rows, total } = yield* repo.posts({
         page,
         perPage,
@@ -110,8 +110,7 @@ export class FeedAdminService extends Effect.Service<FeedAdminService>()("FeedAd
 
     const listComments = Effect.fn("FeedAdmin.listComments")(function*(params: AdminCommentsParams) {
       yield* TenantAdmin
-      const page = params.page ?? 1
-      const perPage = params.per_page ?? DEFAULT_ADMIN_FEED_PER_PAGE
+      const { page, perPage } = offsetPage(params, DEFAULT_ADMIN_FEED_PER_PAGE)
       const { rows, total } = yield* repo.comments({
         page,
         perPage,

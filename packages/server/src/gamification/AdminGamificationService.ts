@@ -13,6 +13,7 @@ import {
 } from "@timebank/domain"
 import { Effect, Option } from "effect"
 import { UserSummaries } from "../identity/UserSummaries.js"
+import { offsetPage } from "../platform/Paging.js"
 import { requireTenantAdmin, TenantAdmin } from "../platform/Policy.js"
 import { BadgeAwards } from "./BadgeAwards.js"
 import { BadgeRepo } from "./BadgeRepo.js"
@@ -47,8 +48,7 @@ export class AdminGamificationService extends Effect.Service<AdminGamificationSe
     const listBadges = Effect.fn("AdminGamification.listBadges")(function*(params: AdminBadgesParams) {
       yield* TenantAdmin
       yield* awards.ensureCatalogue
-      const page = params.page ?? 1
-      const perPage = params.per_page ?? DEFAULT_ADMIN_PER_PAGE
+      const { page, perPage } = offsetPage(params, DEFAULT_ADMIN_PER_PAGE)
       const { rows, total } = yield* badges.list(page, perPage)
       return { data: rows.map(badgeView), meta: offsetMeta(page, perPage, total) }
     }, requireTenantAdmin)

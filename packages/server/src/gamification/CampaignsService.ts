@@ -9,6 +9,7 @@ import {
   ValidationFailed
 } from "@timebank/domain"
 import { DateTime, Effect, Option } from "effect"
+import { offsetPage } from "../platform/Paging.js"
 import { requireTenantAdmin, TenantAdmin } from "../platform/Policy.js"
 import { DEFAULT_ADMIN_PER_PAGE } from "./AdminGamificationService.js"
 import { type CampaignFields, CampaignRepo, type CampaignRow } from "./CampaignRepo.js"
@@ -42,8 +43,7 @@ export class CampaignsService extends Effect.Service<CampaignsService>()("Campai
 
     const list = Effect.fn("Campaigns.list")(function*(params: AdminCampaignsParams) {
       yield* TenantAdmin
-      const page = params.page ?? 1
-      const perPage = params.per_page ?? DEFAULT_ADMIN_PER_PAGE
+      const { page, perPage } = offsetPage(params, DEFAULT_ADMIN_PER_PAGE)
       const { rows, total } = yield* repo.list(page, perPage)
       return { data: rows.map(campaignView), meta: offsetMeta(page, perPage, total) }
     }, requireTenantAdmin)

@@ -12,6 +12,7 @@ import {
 } from "@timebank/domain"
 import { Clock, Effect } from "effect"
 import { Outbox } from "../platform/Outbox.js"
+import { offsetPage } from "../platform/Paging.js"
 import { requireTenantAdmin, TenantAdmin } from "../platform/Policy.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { rankedBy } from "../tenancy/config/Ranking.js"
@@ -84,8 +85,7 @@ export class AdminUsersService extends Effect.Service<AdminUsersService>()("Admi
 
     const list = Effect.fn("AdminUsers.list")(function*(params: ListUsersParams) {
       yield* TenantAdmin
-      const page = params.page ?? 1
-      const perPage = params.per_page ?? DEFAULT_USERS_PER_PAGE
+      const { page, perPage } = offsetPage(params, DEFAULT_USERS_PER_PAGE)
       const tenant = yield* CurrentTenant
       const algorithms = yield* Effect.flatMap(TenantConfig, (config) => config.get(tenant.id, "algorithms"))
       // Offset pages carry no anchor: recency is measured from the hour, so the pages of a walk agree.

@@ -10,6 +10,7 @@ import {
 } from "@timebank/domain"
 import { DateTime, Effect, Option } from "effect"
 import { Outbox } from "../platform/Outbox.js"
+import { offsetPage } from "../platform/Paging.js"
 import { requireTenantAdmin, TenantAdmin } from "../platform/Policy.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { ListingRepo, type ListingRow } from "./ListingRepo.js"
@@ -38,8 +39,7 @@ export class AdminListingsService extends Effect.Service<AdminListingsService>()
 
     const list = Effect.fn("AdminListings.list")(function*(params: AdminListListingsParams) {
       yield* TenantAdmin
-      const page = params.page ?? 1
-      const perPage = params.per_page ?? DEFAULT_ADMIN_LISTINGS_PER_PAGE
+      const { page, perPage } = offsetPage(params, DEFAULT_ADMIN_LISTINGS_PER_PAGE)
       const result = yield* repo.listAll({
         page,
         perPage,
@@ -54,8 +54,7 @@ export class AdminListingsService extends Effect.Service<AdminListingsService>()
 
     const moderationQueue = Effect.fn("AdminListings.moderationQueue")(function*(params: ModerationQueueParams) {
       yield* TenantAdmin
-      const page = params.page ?? 1
-      const perPage = params.per_page ?? DEFAULT_ADMIN_LISTINGS_PER_PAGE
+      const { page, perPage } = offsetPage(params, DEFAULT_ADMIN_LISTINGS_PER_PAGE)
       return yield* offsetList(page, perPage, yield* repo.pending(page, perPage))
     }, requireTenantAdmin)
 

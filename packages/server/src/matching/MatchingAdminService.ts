@@ -12,6 +12,7 @@ import {
 } from "@timebank/domain"
 import { Effect, Option } from "effect"
 import { Outbox } from "../platform/Outbox.js"
+import { offsetPage } from "../platform/Paging.js"
 import { requireTenantAdmin, TenantAdmin } from "../platform/Policy.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { MatchingConfigService } from "./MatchingConfigService.js"
@@ -86,8 +87,7 @@ export class MatchingAdminService extends Effect.Service<MatchingAdminService>()
 
     const approvals = Effect.fn("MatchingAdmin.approvals")(function*(params: ListApprovalsParams) {
       yield* TenantAdmin
-      const page = params.page ?? 1
-      const perPage = params.per_page ?? DEFAULT_APPROVALS_PER_PAGE
+      const { page, perPage } = offsetPage(params, DEFAULT_APPROVALS_PER_PAGE)
       const result = yield* repo.approvals({ status: params.status, userId: params.user_id, page, perPage })
       return { data: yield* views.admin(result.rows), meta: offsetMeta(page, perPage, result.total) }
     }, requireTenantAdmin)

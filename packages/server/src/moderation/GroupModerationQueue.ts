@@ -9,6 +9,7 @@ import {
 import { DateTime, Effect, Schema } from "effect"
 import { GroupDirectory } from "../groups/GroupDirectory.js"
 import { UserSummaries } from "../identity/UserSummaries.js"
+import { offsetPage } from "../platform/Paging.js"
 import { requireTenantAdmin, TenantAdmin } from "../platform/Policy.js"
 import { DbDate, DbInt, decodeRows } from "../platform/SqlRows.js"
 import { TenantSql } from "../platform/TenantSql.js"
@@ -69,8 +70,7 @@ export class GroupModerationQueue extends Effect.Service<GroupModerationQueue>()
 
     const queue = Effect.fn("GroupModerationQueue.queue")(function*(params: GroupModerationParams) {
       yield* TenantAdmin
-      const page = params.page ?? 1
-      const perPage = params.per_page ?? DEFAULT_GROUP_MODERATION_PER_PAGE
+      const { page, perPage } = offsetPage(params, DEFAULT_GROUP_MODERATION_PER_PAGE)
       const reports = yield* db.query((tenantId) =>
         sql`SELECT target_id, count(*)::int AS n, min(created_at) AS oldest FROM member_reports
             WHERE tenant_id = ${tenantId} AND status = 'open' AND target_type = 'group'

@@ -16,6 +16,7 @@ import {
 import { DateTime, Effect, Option } from "effect"
 import { AdminUsersService } from "../identity/AdminUsersService.js"
 import { UserSummaries } from "../identity/UserSummaries.js"
+import { offsetPage } from "../platform/Paging.js"
 import { requireTenantAdmin, TenantAdmin } from "../platform/Policy.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { type AdminReportRow, type ReportClosing, ReportsAdminRepo } from "./ReportsAdminRepo.js"
@@ -94,8 +95,7 @@ export class ReportsAdminService extends Effect.Service<ReportsAdminService>()("
 
     const list = Effect.fn("ReportsAdmin.list")(function*(params: AdminReportsParams) {
       yield* TenantAdmin
-      const page = params.page ?? 1
-      const perPage = params.per_page ?? DEFAULT_ADMIN_REPORTS_PER_PAGE
+      const { page, perPage } = offsetPage(params, DEFAULT_ADMIN_REPORTS_PER_PAGE)
       const { rows, total } = yield* repo.list({
         page,
         perPage,

@@ -13,3 +13,9 @@ export const idCursorPage = <Row extends { readonly id: number }, View, E, R>(
   const page = cursorPage(rows, perPage, (last) => encodeCursor(last.id))
   return Effect.map(views(page.data), (data) => ({ data, meta: page.meta }))
 }
+
+/** The `?page=&per_page=` of an offset list (decisions D1, D17) with their defaults: page 1, `defaultPerPage`. */
+export const offsetPage = (
+  params: { readonly page?: number | undefined; readonly per_page?: number | undefined },
+  defaultPerPage: number
+) => ({ page: params.page ?? 1, perPage: params.per_page ?? defaultPerPage })

@@ -24,6 +24,7 @@ import { MemberDirectory } from "../identity/MemberDirectory.js"
 import { UserSummaries } from "../identity/UserSummaries.js"
 import { LedgerService } from "../ledger/LedgerService.js"
 import { Outbox } from "../platform/Outbox.js"
+import { offsetPage } from "../platform/Paging.js"
 import { requireTenantAdmin, TenantAdmin } from "../platform/Policy.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { OrganisationAccess, organisationNotFound } from "./OrganisationPolicy.js"
@@ -95,8 +96,7 @@ export class AdminOrganisationsService extends Effect.Service<AdminOrganisations
       const list = Effect.fn("AdminOrganisations.list")(
         function*(params: AdminOrganisationsParams) {
           yield* TenantAdmin
-          const page = params.page ?? 1
-          const perPage = params.per_page ?? DEFAULT_ADMIN_ORGANISATIONS_PER_PAGE
+          const { page, perPage } = offsetPage(params, DEFAULT_ADMIN_ORGANISATIONS_PER_PAGE)
           const { rows, total } = yield* repo.listAll({ page, perPage, status: params.status, search: params.search })
           return { data: yield* many(rows), meta: offsetMeta(page, perPage, total) }
         },
@@ -170,8 +170,7 @@ export class AdminOrganisationsService extends Effect.Service<AdminOrganisations
         ) {
           yield* TenantAdmin
           yield* access.find(id)
-          const page = params.page ?? 1
-          const perPage = params.per_page ?? DEFAULT_ADMIN_ORGANISATIONS_PER_PAGE
+          const { page, perPage } = offsetPage(params, DEFAULT_ADMIN_ORGANISATIONS_PER_PAGE)
           const { rows, total } = yield* repo.membersPage(id, page, perPage)
           const people = yield* summaries.byIds(rows.map((r) => r.user_id))
           const data = rows.map((r) =>

@@ -9,6 +9,7 @@ import {
 } from "@timebank/domain"
 import { Effect, Option } from "effect"
 import { UserSummaries } from "../identity/UserSummaries.js"
+import { offsetPage } from "../platform/Paging.js"
 import { requireTenantAdmin, TenantAdmin } from "../platform/Policy.js"
 import { type AdminReviewRow, ReviewsAdminRepo } from "./ReviewsAdminRepo.js"
 import { toReview } from "./ReviewsService.js"
@@ -48,8 +49,7 @@ export class ReviewsAdminService extends Effect.Service<ReviewsAdminService>()("
 
     const list = Effect.fn("ReviewsAdmin.list")(function*(params: AdminReviewsParams) {
       yield* TenantAdmin
-      const page = params.page ?? 1
-      const perPage = params.per_page ?? DEFAULT_ADMIN_REVIEWS_PER_PAGE
+      const { page, perPage } = offsetPage(params, DEFAULT_ADMIN_REVIEWS_PER_PAGE)
       const { rows, total } = yield* repo.list({
         page,
         perPage,

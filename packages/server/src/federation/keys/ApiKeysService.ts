@@ -12,6 +12,7 @@ import {
 } from "@timebank/domain"
 import { Array as Arr, DateTime, Effect, Option } from "effect"
 import { randomBytes } from "node:crypto"
+import { offsetPage } from "../../platform/Paging.js"
 import { requireTenantAdmin, TenantAdmin } from "../../platform/Policy.js"
 import { SecretBox } from "../../platform/SecretBox.js"
 import { decodeInput } from "../../platform/Validation.js"
@@ -103,8 +104,7 @@ export class ApiKeysService extends Effect.Service<ApiKeysService>()("Federation
     })
 
     const listKeys = Effect.fn("ApiKeys.list")(function*(params: ListApiKeysParams) {
-      const page = params.page ?? 1
-      const perPage = params.per_page ?? DEFAULT_API_KEYS_PER_PAGE
+      const { page, perPage } = offsetPage(params, DEFAULT_API_KEYS_PER_PAGE)
       const { rows, total } = yield* repo.page({ page, perPage, status: params.status })
       return { data: rows.map(toApiKeyView), meta: offsetMeta(page, perPage, total) }
     })

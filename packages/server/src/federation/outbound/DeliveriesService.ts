@@ -7,6 +7,7 @@ import {
   WebhookDelivery
 } from "@timebank/domain"
 import { DateTime, Effect, Either, Option } from "effect"
+import { offsetPage } from "../../platform/Paging.js"
 import { requireTenantAdmin, TenantAdmin } from "../../platform/Policy.js"
 import { DeliveryRepo, type DeliveryRow } from "./DeliveryRepo.js"
 import { DeliverySender } from "./DeliverySender.js"
@@ -79,8 +80,7 @@ export class DeliveriesService extends Effect.Service<DeliveriesService>()("Fede
       yield* TenantAdmin
       const tenant = yield* CurrentTenant
       yield* partnerFound(tenant.id, partnerId)
-      const page = params.page ?? 1
-      const perPage = params.per_page ?? DEFAULT_DELIVERIES_PER_PAGE
+      const { page, perPage } = offsetPage(params, DEFAULT_DELIVERIES_PER_PAGE)
       const { rows, total } = yield* repo.list(tenant.id, partnerId, { status: params.status, page, perPage })
       return { data: rows.map(toView), meta: offsetMeta(page, perPage, total) }
     }, requireTenantAdmin)

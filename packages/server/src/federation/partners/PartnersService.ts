@@ -16,6 +16,7 @@ import {
 import { Array as Arr, Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { LedgerService } from "../../ledger/LedgerService.js"
+import { offsetPage } from "../../platform/Paging.js"
 import { requireTenantAdmin } from "../../platform/Policy.js"
 import { SecretBox } from "../../platform/SecretBox.js"
 import { PartnerDiagnose } from "../diagnose/PartnerDiagnose.js"
@@ -134,8 +135,7 @@ export class PartnersService extends Effect.Service<PartnersService>()("Partners
     }
 
     const listPartners = Effect.fn("Partners.list")(function*(params: PartnersParams) {
-      const page = params.page ?? 1
-      const perPage = params.per_page ?? DEFAULT_PARTNERS_PER_PAGE
+      const { page, perPage } = offsetPage(params, DEFAULT_PARTNERS_PER_PAGE)
       const { rows, total } = yield* repo.list({ status: params.status, page, perPage })
       return { data: rows.map(partnerView), meta: offsetMeta(page, perPage, total) }
     })

@@ -18,6 +18,7 @@ import {
 } from "@timebank/domain"
 import { DateTime, Effect, Option } from "effect"
 import { Outbox } from "../../platform/Outbox.js"
+import { offsetPage } from "../../platform/Paging.js"
 import { requireTenantAdmin, TenantAdmin } from "../../platform/Policy.js"
 import { TenantSql } from "../../platform/TenantSql.js"
 import { snapshotOf } from "../GroupEvents.js"
@@ -104,10 +105,7 @@ export class GroupsAdminService extends Effect.Service<GroupsAdminService>()("Gr
     ) =>
       Effect.map(adminViews(result.rows, viewerId), (data) => ({ data, meta: offsetMeta(page, perPage, result.total) }))
 
-    const pageOf = (params: PageParams) => ({
-      page: params.page ?? 1,
-      perPage: params.per_page ?? DEFAULT_ADMIN_GROUPS_PER_PAGE
-    })
+    const pageOf = (params: PageParams) => offsetPage(params, DEFAULT_ADMIN_GROUPS_PER_PAGE)
 
     const list = Effect.fn("GroupsAdmin.list")(function*(params: AdminListGroupsParams) {
       const admin = yield* TenantAdmin

@@ -12,6 +12,7 @@ import {
   type UpdateGroupType
 } from "@timebank/domain"
 import { Effect, Option } from "effect"
+import { offsetPage } from "../../platform/Paging.js"
 import { requireTenantAdmin, TenantAdmin } from "../../platform/Policy.js"
 import { TenantSql } from "../../platform/TenantSql.js"
 import { GroupTypeRepo, type GroupTypeRow, policiesOf } from "../GroupTypeRepo.js"
@@ -46,8 +47,7 @@ export class GroupTypesAdminService extends Effect.Service<GroupTypesAdminServic
     /** One statement per page: the types, their group counts and the total (a page past the end counts apart). */
     const list = Effect.fn("GroupTypesAdmin.list")(function*(params: AdminGroupTypesParams) {
       yield* TenantAdmin
-      const page = params.page ?? 1
-      const perPage = params.per_page ?? PER_PAGE_DEFAULT
+      const { page, perPage } = offsetPage(params, PER_PAGE_DEFAULT)
       const rows = yield* repo.page(perPage, (page - 1) * perPage)
       const total = rows.length > 0 ? rows[0]!.total : yield* repo.count
       return { data: rows.map((row) => adminView(row, row.group_count)), meta: offsetMeta(page, perPage, total) }

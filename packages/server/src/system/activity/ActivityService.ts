@@ -12,6 +12,7 @@ import {
 } from "@timebank/domain"
 import { DateTime, Effect, Option } from "effect"
 import { UserSummaries } from "../../identity/UserSummaries.js"
+import { offsetPage } from "../../platform/Paging.js"
 import { requireTenantAdmin, TenantAdmin } from "../../platform/Policy.js"
 import { PLATFORM_TENANT_SLUG, TenantDirectory } from "../../tenancy/TenantDirectory.js"
 import { ActivityRepo, type AuditRow, type EventRow, type TimeBound } from "./ActivityRepo.js"
@@ -95,8 +96,7 @@ export class ActivityService extends Effect.Service<ActivityService>()("Activity
       if (from !== undefined && to !== undefined && isEmptyRange(from, to)) {
         return yield* ValidationFailed.field("from", "must not be after `to`")
       }
-      const page = params.page ?? 1
-      const perPage = params.per_page ?? DEFAULT_PER_PAGE
+      const { page, perPage } = offsetPage(params, DEFAULT_PER_PAGE)
       const { rows, total } = yield* repo.list({
         page,
         perPage,

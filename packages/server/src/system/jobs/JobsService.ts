@@ -10,6 +10,7 @@ import {
 } from "@timebank/domain"
 import { Clock, Config, DateTime, Duration, Effect, Option } from "effect"
 import { type JobDefinition, JobRegistry } from "../../platform/JobRegistry.js"
+import { offsetPage } from "../../platform/Paging.js"
 import { requireTenantAdmin, TenantAdmin } from "../../platform/Policy.js"
 import { TenantSql } from "../../platform/TenantSql.js"
 import { JobRunner } from "./JobRunner.js"
@@ -140,8 +141,7 @@ export class JobsService extends Effect.Service<JobsService>()("JobsService", {
 
     const logs = Effect.fn("Jobs.logs")(function*(params: JobLogsParams) {
       yield* TenantAdmin
-      const page = params.page ?? 1
-      const perPage = params.per_page ?? DEFAULT_PER_PAGE
+      const { page, perPage } = offsetPage(params, DEFAULT_PER_PAGE)
       const { rows, total } = yield* runs.page(yield* db.tenantId, {
         jobId: params.job_id,
         status: params.status,
