@@ -11,6 +11,7 @@ import {
   HttpLive,
   makeHttpServer,
   PlatformLive,
+  printBanner,
   seedDemo,
   ServicesLive
 } from "@timebank/server"
@@ -86,7 +87,7 @@ const ServerLive = Layer.unwrapEffect(Effect.map(AppConfig, (config) =>
 const BannerLive = Layer.effectDiscard(Effect.gen(function*() {
   const config = yield* AppConfig
   const base = `http://localhost:${config.port}`
-  yield* Console.log([
+  yield* printBanner([
     "",
     `timebank API   ${base}/api/v2/health`,
     `docs           ${base}/api/docs`,

@@ -75,6 +75,7 @@ import { DecodeErrorsLive, httpEdge } from "./platform/HttpEdge.js"
 import { JobRegistry } from "./platform/JobRegistry.js"
 import { rateLimitLayer } from "./platform/RateLimit.js"
 import { RouteTable } from "./platform/RouteTable.js"
+import { untracedRequests } from "./platform/Telemetry.js"
 import { TenantCaches } from "./platform/TenantCaches.js"
 import { PollsLive } from "./polls/index.js"
 import { FunderReportsLive } from "./reports/index.js"
@@ -231,8 +232,8 @@ export const makeHttpLive = <R>(api: HttpApi.HttpApi.Any, apiLive: Layer.Layer<H
       { method: "GET", path: UPLOADS_ROUTE }
     ])
     return HttpApiBuilder.serve().pipe(
-      // No trace exporter is configured yet; a span per request would only cost time.
-      HttpMiddleware.withTracerDisabledWhen(() => true),
+      // A server span per request only while telemetry exports (OTEL_EXPORTER_OTLP_ENDPOINT): otherwise it costs.
+      HttpMiddleware.withTracerDisabledWhen(untracedRequests(config)),
       Layer.provide(httpEdge({ routes, maxBodyBytes: config.maxBodyBytes, dialects: FederationDialects })),
       Layer.provide(HttpApiSwagger.layer({ path: DOCS_PATH })),
       Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: OPENAPI_PATH })),

@@ -1,7 +1,8 @@
 import { HttpServerRequest } from "@effect/platform"
-import { CurrentTenant, TenantMiddleware } from "@timebank/domain"
+import { TenantMiddleware } from "@timebank/domain"
 import { Effect, Layer } from "effect"
 import { noteTenant } from "../platform/AuditTrail.js"
+import { tagRequestTenant } from "../platform/Logging.js"
 import { TenantDirectory } from "../tenancy/TenantDirectory.js"
 import { PresentedCredentials } from "./PresentedCredentials.js"
 
@@ -17,7 +18,10 @@ export const TenantMiddlewareLive = Layer.effect(
     return Effect.tap(
       Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => directory.resolve(request.headers)),
       (tenant) =>
-        Effect.zipRight(noteTenant(tenant.id), Effect.provideService(credentials.check, CurrentTenant, tenant))
+        Effect.zipRight(
+          Effect.zipRight(noteTenant(tenant.id), tagRequestTenant(tenant)),
+          credentials.checkIn(tenant)
+        )
     )
   })
 )

@@ -25,6 +25,14 @@ export class AppConfig extends Effect.Service<AppConfig>()("AppConfig", {
       runnerPort: yield* Config.port("RUNNER_PORT").pipe(Config.withDefault(34431)),
       outboxPollInterval: yield* Config.duration("OUTBOX_POLL_INTERVAL").pipe(Config.withDefault("250 millis")),
       logLevel: yield* Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info)),
+      /** `json`: one JSON object per log line (Logging.ts); `text` (default): the human-readable format. */
+      logFormat: yield* Config.literal("text", "json")("LOG_FORMAT").pipe(Config.withDefault("text" as const)),
+      /** OTLP/HTTP (JSON) collector base URL for traces and metrics (Telemetry.ts); unset → tracing is off. */
+      otelEndpoint: yield* Config.option(Config.string("OTEL_EXPORTER_OTLP_ENDPOINT")),
+      otelServiceName: yield* Config.string("OTEL_SERVICE_NAME").pipe(Config.withDefault("timebank")),
+      /** Standard OTel knobs (milliseconds): span batch delay and metric export interval. */
+      otelSpanDelayMs: yield* Config.integer("OTEL_BSP_SCHEDULE_DELAY").pipe(Config.withDefault(5000)),
+      otelMetricIntervalMs: yield* Config.integer("OTEL_METRIC_EXPORT_INTERVAL").pipe(Config.withDefault(60000)),
       seedDemo: yield* Config.boolean("SEED_DEMO").pipe(Config.withDefault(true)),
       legacyJwtSecret: yield* Config.option(Config.redacted("LEGACY_JWT_SECRET")),
       cookieSecure: yield* Config.boolean("COOKIE_SECURE").pipe(Config.withDefault(false)),

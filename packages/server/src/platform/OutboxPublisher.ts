@@ -149,7 +149,8 @@ export const runSubscriber = <K extends DomainEventTag, R>(
         Effect.retry(retryPolicy(options)),
         Effect.catchAll((cause) => deadLetter(row, cause)),
         Effect.withSpan("OutboxPublisher.deliver", {
-          attributes: { subscriber: subscriber.name, type: row.event_type }
+          attributes: { subscriber: subscriber.name, type: row.event_type, "outbox.event_id": row.id },
+          kind: "consumer"
         })
       )
 
@@ -178,6 +179,10 @@ export const runSubscriber = <K extends DomainEventTag, R>(
         }
         if (handleMany === undefined || items.length === 0) return Effect.succeed(false)
         return handleMany(items).pipe(
+          Effect.withSpan("OutboxPublisher.deliverMany", {
+            attributes: { subscriber: subscriber.name, "batch.size": items.length },
+            kind: "consumer"
+          }),
           Effect.as(true),
           Effect.catchAllCause((cause) =>
             Cause.isInterruptedOnly(cause)

@@ -5,6 +5,7 @@ import { DatabaseLive } from "./Database.js"
 import { Outbox } from "./Outbox.js"
 import { RateLimiterLive } from "./RateLimit.js"
 import { Redis } from "./Redis.js"
+import { ObservabilityLive } from "./Telemetry.js"
 import { TenantSql } from "./TenantSql.js"
 
 const LogLevelLive = Layer.unwrapEffect(Effect.map(AppConfig, (config) => Logger.minimumLogLevel(config.logLevel)))
@@ -18,4 +19,4 @@ export const CorePlatformLive = Layer.mergeAll(TenantSql.Default, Outbox.Default
 )
 
 /** Shared infrastructure of a serving process: the core platform plus a cluster runner. */
-export const PlatformLive = ClusterLive.pipe(Layer.provideMerge(CorePlatformLive))
+export const PlatformLive = ClusterLive.pipe(Layer.provideMerge(CorePlatformLive), Layer.provide(ObservabilityLive))

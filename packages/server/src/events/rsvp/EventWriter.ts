@@ -1,6 +1,7 @@
 import { CurrentTenant, NotFound, type Tenant } from "@timebank/domain"
-import { Cause, Clock, Deferred, Duration, Effect, Exit, Option, Queue } from "effect"
+import { Cause, Clock, Deferred, Duration, Effect, Exit, Option, Queue, type Tracer } from "effect"
 import { oneByOne, withinTime } from "../../platform/EntityBatches.js"
+import { callerSpan, withBatchSpan } from "../../platform/Telemetry.js"
 import type { TenantDirectory } from "../../tenancy/TenantDirectory.js"
 import { type Decision, type DecisionContext, settingsOf } from "./EntityDecisions.js"
 import {
@@ -46,14 +47,17 @@ const eventNotFound = () => NotFound.of("Event")
  * A message waiting for the writer. `Decide` messages are decided in memory and written together with the others of
  * their batch; `Alone` messages (check-in: it pays through the Ledger entity first) run by themselves in between.
  */
-type Job =
+type Message =
   | {
     readonly _tag: "Decide"
     /** Read the places from the database again before deciding (the event changed outside the entity). */
     readonly reload: boolean
     readonly decide: (context: DecisionContext) => Decision<unknown, unknown>
-    /** The answer when the event does not exist (any more). */
-    readonly missing: Exit.Exit<unknown, unknown>
+    /**
+     * The answer when the event does not exist (any more); none: 404. Only made when needed: an error captures a
+     * stack trace, which every RSVP would pay for.
+     */
+    readonly missing: Exit.Exit<unknown, unknown> | undefined
     readonly reply: Deferred.Deferred<unknown, unknown>
   }
   | {
@@ -61,6 +65,9 @@ type Job =
     readonly run: (context: DecisionContext) => Effect.Effect<readonly [unknown, Places], unknown, CurrentTenant>
     readonly reply: Deferred.Deferred<unknown, unknown>
   }
+
+/** A queued message with the span it was sent in, so that its batch continues that trace (Telemetry.ts). */
+type Job = Message & { readonly span: Option.Option<Tracer.AnySpan> }
 
 /**
  * The write-through of one event's entity. Messages that queue up while a write is in flight form the next batch:
@@ -94,7 +101,7 @@ export const makeEventWriter = (
           memory = null
           return yield* Effect.forEach(jobs, (job) =>
             job._tag === "Decide"
-              ? Deferred.complete(job.reply, job.missing)
+              ? Deferred.complete(job.reply, job.missing ?? Exit.fail(eventNotFound()))
               : Deferred.fail(job.reply, eventNotFound()), { discard: true })
         }
         const event = facts.value
@@ -206,18 +213,21 @@ export const makeEventWriter = (
     const writeNext = Effect.gen(function*() {
       const jobs = [yield* Queue.take(queue), ...(yield* Queue.takeUpTo(queue, MAX_BATCH - 1))]
       // Whatever goes wrong, every message gets an answer and the loop goes on with the next batch.
-      yield* serve(jobs).pipe(Effect.catchAllCause((cause) => {
-        memory = null
-        return failAll(jobs, cause)
-      }))
+      yield* serve(jobs).pipe(
+        withBatchSpan("EventWriter.batch", jobs.map((job) => job.span)),
+        Effect.catchAllCause((cause) => {
+          memory = null
+          return failAll(jobs, cause)
+        })
+      )
     })
     yield* Effect.forkScoped(Effect.forever(writeNext))
 
     /** Queues a message for the writer and waits for its answer. */
-    const submit = <A, E>(job: (reply: Deferred.Deferred<unknown, unknown>) => Job) =>
+    const submit = <A, E>(job: (reply: Deferred.Deferred<unknown, unknown>) => Message) =>
       Effect.gen(function*() {
         const reply = yield* Deferred.make<unknown, unknown>()
-        yield* Queue.offer(queue, job(reply))
+        yield* Queue.offer(queue, { ...job(reply), span: yield* callerSpan })
         return (yield* Deferred.await(reply)) as A
       }) as Effect.Effect<A, E>
 
@@ -229,7 +239,7 @@ export const makeEventWriter = (
         _tag: "Decide",
         reload: options.reload ?? false,
         decide,
-        missing: options.missing ?? Exit.fail(eventNotFound()),
+        missing: options.missing,
         reply
       }))
 
