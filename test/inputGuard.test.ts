@@ -111,6 +111,11 @@ describe("input scan (pure)", () => {
     assert.deepStrictEqual(checkUrl("/a%00b").map((r) => r.field), ["path"])
     assert.deepStrictEqual(checkUrl("/a%zz").map((r) => r.field), ["path"])
     assert.deepStrictEqual(checkUrl("/a?tab=%09&nl=%0A"), [])
+    // Plain printable ASCII needs no decoding; anything else still goes through every check.
+    assert.deepStrictEqual(checkUrl("/a/b-c_d.e~f?q=x+y&sort=-name&x='!*()$,;:@"), [])
+    assert.deepStrictEqual(checkUrl("/a?q=\u00e9"), [])
+    assert.deepStrictEqual(checkUrl("/a\u0001b").map((r) => r.field), ["path"])
+    assert.deepStrictEqual(checkUrl("/a?q=\u007f&r=\u0002").map((r) => r.field), ["r"])
   })
 })
 

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { cursorPage, decodeCursor, encodeCursor } from "@timebank/domain"
-import { retryPolicy, RouteTable, tenantRefOf } from "@timebank/server"
+import { pathOf, retryPolicy, RouteTable, tenantRefOf } from "@timebank/server"
 import { Chunk, Duration, Effect, Either, Option, Schedule, Schema } from "effect"
 
 describe("tenantRefOf", () => {
@@ -59,6 +59,27 @@ describe("RouteTable", () => {
     assert.deepStrictEqual(table.allowedMethods("/api/v2/events"), ["POST"])
     assert.deepStrictEqual(table.allowedMethods("/api/v2/events/12/rsvp"), [])
     assert.deepStrictEqual(table.allowedMethods("/api/v2/eventsX"), [])
+  })
+  it("answers paths without parameters from its map as the patterns would, a trailing slash included", () => {
+    const mixed = new RouteTable([
+      { method: "GET", path: "/api/v2/users/import" },
+      { method: "PUT", path: "/api/v2/users/:id" },
+      { method: "GET", path: "/uploads/*" }
+    ])
+    assert.deepStrictEqual(mixed.allowedMethods("/api/v2/users/import"), ["GET", "PUT"])
+    assert.deepStrictEqual(mixed.allowedMethods("/api/v2/users/import/"), ["GET", "PUT"])
+    assert.deepStrictEqual(mixed.allowedMethods("/api/v2/users/import//"), [])
+    assert.deepStrictEqual(mixed.allowedMethods("/uploads/a/b.png"), ["GET"])
+    assert.isTrue(mixed.allows("GET", "/api/v2/users/import/"))
+    assert.isTrue(mixed.allows("PUT", "/api/v2/users/import"))
+    assert.isFalse(mixed.allows("POST", "/api/v2/users/import"))
+    assert.isFalse(table.allows("GET", "/api/v2/events"))
+    assert.isTrue(table.allows("POST", "/api/v2/events"))
+  })
+  it("reads a request target's path without its query", () => {
+    assert.strictEqual(pathOf("/api/v2/events?per_page=5&q=a?b"), "/api/v2/events")
+    assert.strictEqual(pathOf("/api/v2/health"), "/api/v2/health")
+    assert.strictEqual(pathOf("?q=1"), "")
   })
 })
 

@@ -1,5 +1,5 @@
 import { HttpServerRequest } from "@effect/platform"
-import { type Actor, AuthRequired, CurrentTenant, SESSION_COOKIE } from "@timebank/domain"
+import { type Actor, AuthRequired, CurrentTenant, SESSION_COOKIE, type Tenant } from "@timebank/domain"
 import { Effect, FiberRef, Option } from "effect"
 import { IdentityService } from "./IdentityService.js"
 
@@ -36,21 +36,27 @@ export class PresentedCredentials extends Effect.Service<PresentedCredentials>()
     const remember = (kind: Resolved["kind"], credential: string) => (actor: Actor) =>
       FiberRef.set(resolvedCaller, Option.some({ kind, credential, actor }))
 
-    const check: Effect.Effect<void, AuthRequired, CurrentTenant | HttpServerRequest.HttpServerRequest> = Effect
-      .gen(function*() {
-        const request = yield* HttpServerRequest.HttpServerRequest
+    const bearer = (token: string) => Effect.flatMap(identity.authenticateBearer(token), remember("bearer", token))
+    const session = (cookie: string) => Effect.flatMap(identity.sessionCaller(cookie), remember("session", cookie))
+
+    /** The check in `tenant`; a request without credentials (most public reads) costs no lookup at all. */
+    const checkIn = (tenant: Tenant): Effect.Effect<void, AuthRequired, HttpServerRequest.HttpServerRequest> =>
+      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
         const authorization = request.headers["authorization"]
         if (authorization !== undefined && authorization !== "") {
           const token = BEARER.exec(authorization)?.[1]
-          if (token === undefined) return yield* malformed
-          return yield* Effect.flatMap(identity.authenticateBearer(token), remember("bearer", token))
+          if (token === undefined) return Effect.fail(malformed)
+          return Effect.provideService(bearer(token), CurrentTenant, tenant)
         }
+        if (request.headers["cookie"] === undefined) return Effect.void
         const cookie = request.cookies[SESSION_COOKIE]
-        if (cookie !== undefined && cookie !== "") {
-          yield* Effect.flatMap(identity.sessionCaller(cookie), remember("session", cookie))
-        }
+        if (cookie === undefined || cookie === "") return Effect.void
+        return Effect.provideService(session(cookie), CurrentTenant, tenant)
       })
 
-    return { check } as const
+    const check: Effect.Effect<void, AuthRequired, CurrentTenant | HttpServerRequest.HttpServerRequest> = Effect
+      .flatMap(CurrentTenant, checkIn)
+
+    return { check, checkIn } as const
   })
 }) {}

@@ -98,17 +98,17 @@ const record = (
  * insert is logged.
  */
 export const auditTrail = (routes: RouteTable) =>
-  HttpApiBuilder.middleware(Effect.map(SqlClient.SqlClient, (sql) => (app) =>
-    Effect.gen(function*() {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      if (!isAuditedWrite(request.method, pathOf(request.url))) return yield* app
-      const note: AuditNote = { tenantId: undefined, actorId: undefined, impersonatorId: null }
-      const response = yield* Effect.provideService(app, AuditScope, note)
-      if (response.status >= 200 && response.status < 300) {
-        yield* record(sql, routes, request, response, note).pipe(
-          Effect.catchAllCause((cause) => Effect.logError("audit entry not written", cause)),
-          Effect.uninterruptible
-        )
-      }
-      return response
-    })))
+  HttpApiBuilder.middleware(
+    Effect.map(SqlClient.SqlClient, (sql) => (app) =>
+      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+        if (!isAuditedWrite(request.method, pathOf(request.url))) return app
+        const note: AuditNote = { tenantId: undefined, actorId: undefined, impersonatorId: null }
+        return Effect.tap(Effect.provideService(app, AuditScope, note), (response) =>
+          response.status >= 200 && response.status < 300
+            ? record(sql, routes, request, response, note).pipe(
+              Effect.catchAllCause((cause) => Effect.logError("audit entry not written", cause)),
+              Effect.uninterruptible
+            )
+            : Effect.void)
+      }))
+  )

@@ -8,10 +8,10 @@ import {
   type Multipart
 } from "@effect/platform"
 import { type ErrorBody, PATH_PARAM_NOT_FOUND } from "@timebank/domain"
-import { Cause, Effect, Either, Option } from "effect"
+import { Cause, Effect, FiberRef, HashMap, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { payloadTooLarge } from "./RequestBody.js"
-import { guardRequest, RefusedInput } from "./RequestGuard.js"
+import { guardBody, RefusedInput, refusedTarget, sendsBody } from "./RequestGuard.js"
 import { pathOf, type RouteTable } from "./RouteTable.js"
 import { dialectOf, rewriteWith, type WireDialect } from "./WireDialect.js"
 
@@ -38,44 +38,68 @@ interface EdgeOptions {
  * that are not JSON (400) or too large (413), and defects (500, logged with the request id, nothing internal in the
  * body). Typed domain failures pass through to the HttpApi, which encodes them by their schema.
  */
-export const httpEdge = (options: EdgeOptions) =>
-  HttpApiBuilder.middleware((app) =>
-    Effect.gen(function*() {
-      const request = yield* HttpServerRequest.HttpServerRequest
+export const httpEdge = (options: EdgeOptions) => {
+  const dialects = options.dialects ?? []
+  return HttpApiBuilder.middleware((app) =>
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
       const requestId = pickRequestId(request.headers["x-request-id"])
-      yield* HttpApp.appendPreResponseHandler((_req, response) =>
-        Effect.succeed(HttpServerResponse.setHeader(response, "x-request-id", requestId))
-      )
-      const dialect = dialectOf(options.dialects ?? [], pathOf(request.url))
-      if (dialect !== undefined) {
-        const rewrite = rewriteWith(dialect)
-        yield* HttpApp.appendPreResponseHandler((_req, r) => rewrite(r))
-      }
-      const maxBodyBytes = bodyCapOf(request, options)
-      // Refuse a declared oversize body before reading it, so the client gets the 413 instead of a reset socket.
-      if (Number(request.headers["content-length"] ?? 0) > maxBodyBytes) return tooLarge(maxBodyBytes)
-      const routed = options.routes.allowedMethods(pathOf(request.url)).includes(request.method)
-      const guarded = Effect.flatMap(
-        Effect.either(guardRequest(request, routed)),
-        Either.match({
-          onLeft: refusedResponse,
-          onRight: (checked) => Effect.provideService(app, HttpServerRequest.HttpServerRequest, checked)
-        })
-      )
-      return yield* guarded.pipe(
-        HttpIncomingMessage.withMaxBodySize(Option.some(maxBodyBytes)),
-        Effect.catchAllCause((cause) => edgeResponse(cause, request, requestId, options, maxBodyBytes)),
-        Effect.annotateLogs({ request_id: requestId })
-      )
+      const path = pathOf(request.url)
+      const dialect = dialects.length === 0 ? undefined : dialectOf(dialects, path)
+      // Set on the request's own fiber, not scoped around the app: every later line and the response keep them.
+      const tagged = Effect.zipRight(tagResponse(requestId, dialect), tagLogs(requestId))
+      return Effect.zipRight(tagged, checked(app, request, path, requestId, options))
     })
   )
+}
+
+/** `X-Request-Id` on whatever answers the request, then the dialect's rewrite when the path speaks one. */
+const tagResponse = (requestId: string, dialect: WireDialect | undefined) => {
+  const rewrite = dialect === undefined ? undefined : rewriteWith(dialect)
+  return HttpApp.appendPreResponseHandler((_req, response) => {
+    const tagged = HttpServerResponse.setHeader(response, "x-request-id", requestId)
+    return rewrite === undefined ? Effect.succeed(tagged) : rewrite(tagged)
+  })
+}
+
+const tagLogs = (requestId: string) =>
+  FiberRef.update(FiberRef.currentLogAnnotations, HashMap.set<string, unknown>("request_id", requestId))
+
+/**
+ * The app behind the checks, cheapest first: a declared oversize body (413, before reading it, so the client gets
+ * the 413 instead of a reset socket), then the target and headers; only a request that sends a body to a route
+ * of its method has it read and checked, under the route's cap.
+ */
+const checked = (
+  app: HttpApp.Default,
+  request: HttpServerRequest.HttpServerRequest,
+  path: string,
+  requestId: string,
+  options: EdgeOptions
+) => {
+  const sent = sendsBody(request)
+  const maxBodyBytes = sent ? bodyCapOf(request, path, options) : options.maxBodyBytes
+  const answer = Effect.suspend(() => {
+    if (Number(request.headers["content-length"] ?? 0) > maxBodyBytes) return Effect.succeed(tooLarge(maxBodyBytes))
+    const refused = refusedTarget(request)
+    if (refused !== undefined) return refusedResponse(refused)
+    if (!sent) return app
+    const body = options.routes.allows(request.method, path)
+      ? Effect.matchEffect(guardBody(request), {
+        onFailure: refusedResponse,
+        onSuccess: (read) => Effect.provideService(app, HttpServerRequest.HttpServerRequest, read)
+      })
+      : app
+    return HttpIncomingMessage.withMaxBodySize(body, Option.some(maxBodyBytes))
+  })
+  return Effect.catchAllCause(answer, (cause) => edgeResponse(cause, request, requestId, options, maxBodyBytes))
+}
 
 const refusedResponse = (refused: RefusedInput) => Effect.succeed(errorJson(refused.status, { errors: refused.errors }))
 
 /** The default cap, raised for a route whose contract declares a larger one (`MaxBodyBytes`, uploads). */
-const bodyCapOf = (request: HttpServerRequest.HttpServerRequest, options: EdgeOptions): number => {
+const bodyCapOf = (request: HttpServerRequest.HttpServerRequest, path: string, options: EdgeOptions): number => {
   if (!options.routes.hasBodyCaps) return options.maxBodyBytes
-  return Option.match(options.routes.maxBodyBytes(request.method, pathOf(request.url)), {
+  return Option.match(options.routes.maxBodyBytes(request.method, path), {
     onNone: () => options.maxBodyBytes,
     onSome: (cap) => Math.max(cap, options.maxBodyBytes)
   })

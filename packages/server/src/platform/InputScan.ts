@@ -125,11 +125,15 @@ const decodeComponent = (raw: string, plusIsSpace: boolean): string | undefined 
   }
 }
 
+/** Printable ASCII without `%`: nothing to decode and nothing to refuse (most requests). */
+const PLAIN_URL = /^[!-$&-~]*$/
+
 /**
  * Checks a request target (`/path?query`): every path segment and query name and value must be valid
  * percent-encoded UTF-8 and hold no character a text field must not hold. Returns the refusals (empty when clean).
  */
 export const checkUrl = (url: string): ReadonlyArray<UrlRefusal> => {
+  if (PLAIN_URL.test(url)) return []
   const queryAt = url.indexOf("?")
   const path = queryAt === -1 ? url : url.slice(0, queryAt)
   const refusals: Array<UrlRefusal> = []

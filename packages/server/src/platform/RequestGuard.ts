@@ -74,9 +74,12 @@ const bodyKindOf = (contentType: string | undefined): BodyKind => {
   return type.trimStart().startsWith("text/") ? "text" : "other"
 }
 
+/** Whether the request comes with a body at all (a declared length above 0, or chunked). */
+export const sendsBody = (request: HttpServerRequest.HttpServerRequest): boolean =>
+  request.headers["transfer-encoding"] !== undefined || Number(request.headers["content-length"] ?? 0) > 0
+
 const hasBody = (request: HttpServerRequest.HttpServerRequest) =>
-  HttpMethod.hasBody(request.method) &&
-  (request.headers["transfer-encoding"] !== undefined || Number(request.headers["content-length"] ?? 0) > 0)
+  HttpMethod.hasBody(request.method) && sendsBody(request)
 
 const toArrayBuffer = (bytes: Uint8Array) =>
   bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer
@@ -205,33 +208,33 @@ const guardText = (request: HttpServerRequest.HttpServerRequest, raw: Uint8Array
 }
 
 /**
- * Refuses, in one place for every route, input that no handler should see: a request target that is too long, not
- * valid percent-encoded UTF-8 or that holds control characters (400 `INVALID_REQUEST`, field = the parameter);
- * such headers; a body that is not UTF-8, not JSON, nested deeper than 64 levels (400 `INVALID_JSON`) or that
- * holds such strings (422 `VALIDATION_ERROR` per field); the same for form and text bodies; multipart without a
- * boundary (400); a body over the route's cap (413, drained). Nothing PostgreSQL
- * cannot store gets past it. Returns the request to hand on (its body read and checked), or the refusal.
- *
- * `readsBody` says whether the route exists for this method: a body sent to no route is not read.
+ * The refusal of a request target that is too long (414), not valid percent-encoded UTF-8 or that holds control
+ * characters (400 `INVALID_REQUEST`, field = the parameter), or of such a header; undefined when they are clean.
+ * Synchronous, so that a request without a body costs no effect.
  */
-export const guardRequest = (
-  request: HttpServerRequest.HttpServerRequest,
-  readsBody: boolean
+export const refusedTarget = (request: HttpServerRequest.HttpServerRequest): RefusedInput | undefined => {
+  if (request.url.length > MAX_URL_LENGTH) {
+    return new RefusedInput({
+      status: 414,
+      errors: [{ code: "URI_TOO_LONG", message: `The request target is longer than ${MAX_URL_LENGTH} characters` }]
+    })
+  }
+  const [urlRefusal] = checkUrl(request.url)
+  if (urlRefusal) return invalidRequest(urlRefusal.message, urlRefusal.field)
+  return checkHeaders(request.headers)
+}
+
+/**
+ * Reads and checks the body of a request whose target and headers passed {@link refusedTarget}: a body that is not
+ * UTF-8, not JSON, nested deeper than 64 levels (400 `INVALID_JSON`) or that holds strings a text field must not hold
+ * (422 `VALIDATION_ERROR` per field); the same for form and text bodies; multipart without a boundary (400); a body
+ * over the route's cap (413, drained). Answers the request to hand on (its body read and checked).
+ */
+export const guardBody = (
+  request: HttpServerRequest.HttpServerRequest
 ): Effect.Effect<HttpServerRequest.HttpServerRequest, RefusedInput> =>
   Effect.suspend(() => {
-    if (request.url.length > MAX_URL_LENGTH) {
-      return Effect.fail(
-        new RefusedInput({
-          status: 414,
-          errors: [{ code: "URI_TOO_LONG", message: `The request target is longer than ${MAX_URL_LENGTH} characters` }]
-        })
-      )
-    }
-    const [urlRefusal] = checkUrl(request.url)
-    if (urlRefusal) return Effect.fail(invalidRequest(urlRefusal.message, urlRefusal.field))
-    const headerRefusal = checkHeaders(request.headers)
-    if (headerRefusal) return Effect.fail(headerRefusal)
-    if (!readsBody || !hasBody(request)) return Effect.succeed(request)
+    if (!hasBody(request)) return Effect.succeed(request)
     const kind = bodyKindOf(request.headers["content-type"])
     if (kind === "multipart") {
       return hasMultipartBoundary(request.headers["content-type"] ?? "")
@@ -241,4 +244,21 @@ export const guardRequest = (
     if (kind === "other") return Effect.succeed(request)
     return Effect.flatMap(readCheckedBody(request), (raw) =>
       kind === "json" ? guardJson(request, raw) : kind === "form" ? guardForm(request, raw) : guardText(request, raw))
+  })
+
+/**
+ * Refuses, in one place for every route, input that no handler should see: {@link refusedTarget}, then
+ * {@link guardBody}. Nothing PostgreSQL cannot store gets past it. Returns the request to hand on (its body read
+ * and checked), or the refusal.
+ *
+ * `readsBody` says whether the route exists for this method: a body sent to no route is not read.
+ */
+export const guardRequest = (
+  request: HttpServerRequest.HttpServerRequest,
+  readsBody: boolean
+): Effect.Effect<HttpServerRequest.HttpServerRequest, RefusedInput> =>
+  Effect.suspend(() => {
+    const refused = refusedTarget(request)
+    if (refused !== undefined) return Effect.fail(refused)
+    return readsBody ? guardBody(request) : Effect.succeed(request)
   })

@@ -3,7 +3,10 @@ import { MaxBodyBytes } from "@timebank/domain"
 import { Context, Option } from "effect"
 
 /** The path of a request target, without its query. */
-export const pathOf = (url: string): string => url.split("?")[0] ?? ""
+export const pathOf = (url: string): string => {
+  const query = url.indexOf("?")
+  return query === -1 ? url : url.slice(0, query)
+}
 
 export interface RouteEntry {
   readonly method: string
@@ -38,13 +41,25 @@ interface Template extends Pattern {
  * "how large may this request's body be?", for the few routes whose contract raises the cap.
  */
 export class RouteTable {
+  /** Methods of each path without parameters, and the patterns of the others: most paths are found in the map. */
+  private readonly staticMethods: ReadonlyMap<string, ReadonlyArray<string>>
   private readonly patterns: ReadonlyArray<Pattern>
   private readonly bodyCaps: ReadonlyArray<Pattern & { readonly maxBodyBytes: number }>
   private readonly templates: ReadonlyArray<Template>
   private readonly getPaths: ReadonlySet<string>
 
   constructor(routes: ReadonlyArray<RouteEntry>) {
-    this.patterns = routes.map((r) => ({ method: r.method.toUpperCase(), regex: toRegex(r.path) }))
+    const isStatic = (path: string) => !path.split("/").some((seg) => seg.startsWith(":") || seg === "*")
+    this.patterns = routes.filter((r) => !isStatic(r.path)).map((r) => ({
+      method: r.method.toUpperCase(),
+      regex: toRegex(r.path)
+    }))
+    const staticMethods = new Map<string, Set<string>>()
+    for (const r of routes.filter((r) => isStatic(r.path))) {
+      const methods = staticMethods.get(r.path) ?? new Set()
+      staticMethods.set(r.path, methods.add(r.method.toUpperCase()))
+    }
+    this.staticMethods = new Map([...staticMethods].map(([path, methods]) => [path, [...methods]]))
     this.templates = routes.map((r) => ({
       method: r.method.toUpperCase(),
       regex: toRegex(r.path),
@@ -76,9 +91,18 @@ export class RouteTable {
   }
 
   allowedMethods(pathname: string): ReadonlyArray<string> {
-    const methods = new Set<string>()
+    // A static path matches with or without a trailing slash, like the patterns.
+    const methods = new Set(this.staticMethods.get(pathname) ?? this.staticMethods.get(withoutSlash(pathname)))
     for (const p of this.patterns) if (p.regex.test(pathname)) methods.add(p.method)
     return [...methods].sort()
+  }
+
+  /** Whether `method` is one of `allowedMethods(pathname)`. */
+  allows(method: string, pathname: string): boolean {
+    const methods = this.staticMethods.get(pathname) ?? this.staticMethods.get(withoutSlash(pathname))
+    if (methods?.includes(method)) return true
+    for (const p of this.patterns) if (p.method === method && p.regex.test(pathname)) return true
+    return false
   }
 
   /** The body cap a route declares for itself, if any; other requests keep the edge's default. */
@@ -118,6 +142,8 @@ export class RouteTable {
     return this.bodyCaps.length > 0
   }
 }
+
+const withoutSlash = (pathname: string) => (pathname.endsWith("/") ? pathname.slice(0, -1) : pathname)
 
 const toRegex = (path: string): RegExp =>
   new RegExp(

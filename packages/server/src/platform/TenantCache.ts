@@ -22,6 +22,8 @@ interface Slot<V, E> {
   /** `undefined` while the lookup runs. */
   tenant: number | null | undefined
   expiresAt: number
+  /** The value once the lookup succeeded: a hit answers it without waiting on the deferred. */
+  found: { readonly value: V } | undefined
 }
 
 /**
@@ -60,6 +62,7 @@ export const makeLocalCache = <K extends string | number, V, E>(options: TenantC
       if (slots.get(key) === slot) {
         slot.tenant = tenant
         slot.expiresAt = now + ttl
+        slot.found = { value: exit.value }
         countsOf(tenant).entries++
       }
     } else if (slots.get(key) === slot) {
@@ -72,7 +75,8 @@ export const makeLocalCache = <K extends string | number, V, E>(options: TenantC
     const slot: Slot<V, E> = {
       deferred: Deferred.unsafeMake<V, E>(FiberId.none),
       tenant: undefined,
-      expiresAt: Number.POSITIVE_INFINITY
+      expiresAt: Number.POSITIVE_INFINITY,
+      found: undefined
     }
     slots.set(key, slot)
     evictOverCapacity()
@@ -84,17 +88,22 @@ export const makeLocalCache = <K extends string | number, V, E>(options: TenantC
     return Effect.zipRight(run, Deferred.await(slot.deferred))
   }
 
-  const hit = (key: K, slot: Slot<V, E>) => {
+  const hit = (key: K, slot: Slot<V, E>): Effect.Effect<V, E> => {
     // Most recently used last: eviction takes the first.
     slots.delete(key)
     slots.set(key, slot)
+    if (slot.found !== undefined) {
+      countsOf(slot.tenant ?? null).hits++
+      return Effect.succeed(slot.found.value)
+    }
     return Effect.tap(Deferred.await(slot.deferred), (value) => {
       countsOf(options.tenantOf(key, value)).hits++
     })
   }
 
   const get = (key: K): Effect.Effect<V, E> =>
-    Effect.flatMap(Clock.currentTimeMillis, (now) => {
+    Effect.clockWith((clock) => {
+      const now = clock.unsafeCurrentTimeMillis()
       const slot = slots.get(key)
       if (slot !== undefined && slot.expiresAt > now) return hit(key, slot)
       if (slot !== undefined) remove(key, slot)

@@ -11,6 +11,9 @@ export const PLATFORM_TENANT_SLUG = "platform"
 /** How long a resolved tenant is reused before it is read again; bounds how stale a suspension can be. */
 const TENANT_TTL = Duration.seconds(5)
 
+/** The tenant of a request, or why there is none. */
+type Resolution = Effect.Effect<Tenant, TenantRequired | TenantResolutionFailed>
+
 /** The registry's name of the tenant resolution cache. */
 export const TENANT_CACHE = "tenant-resolution"
 
@@ -26,7 +29,7 @@ export class TenantDirectory extends Effect.Service<TenantDirectory>()("TenantDi
     const repo = yield* TenantRepo
     const { baseDomain } = yield* AppConfig
 
-    const lookup = (key: string): Effect.Effect<Option.Option<Tenant>> => {
+    const read = (key: string): Effect.Effect<Option.Option<Tenant>> => {
       const [kind, value = ""] = [key.slice(0, key.indexOf(":")), key.slice(key.indexOf(":") + 1)]
       switch (kind) {
         case "id":
@@ -37,6 +40,7 @@ export class TenantDirectory extends Effect.Service<TenantDirectory>()("TenantDi
           return repo.findByDomain(value)
       }
     }
+    const lookup = (key: string) => Effect.withSpan(read(key), "TenantDirectory.lookup", { captureStackTrace: false })
     const cache = yield* makeTenantCache({
       name: TENANT_CACHE,
       capacity: 10_000,
@@ -62,23 +66,27 @@ export class TenantDirectory extends Effect.Service<TenantDirectory>()("TenantDi
     /** An unknown custom host is not an answer about a tenant, so it reads as "no tenant named". */
     const namesNothing = (ref: TenantRef) => ref._tag === "Host" && Option.isNone(ref.subdomainSlug)
 
-    const resolve = (headers: Readonly<Record<string, string | undefined>>) =>
-      Effect.gen(function*() {
-        const ref = tenantRefOf(headers, baseDomain)
-        if (Option.isNone(ref)) {
-          return yield* new TenantRequired({
+    // Every request resolves its tenant, nearly always from the cache: no generator and no span on this path (the
+    // lookup of a miss has its span).
+    const resolve = (headers: Readonly<Record<string, string | undefined>>): Resolution => {
+      const ref = tenantRefOf(headers, baseDomain)
+      if (Option.isNone(ref)) {
+        return Effect.fail(
+          new TenantRequired({
             message: "No tenant given: send X-Tenant-ID or X-Tenant-Slug, or use the tenant's host"
           })
-        }
-        const tenant = yield* find(ref.value)
+        )
+      }
+      return Effect.flatMap(find(ref.value), (tenant): Resolution => {
         if (Option.isNone(tenant) && namesNothing(ref.value)) {
-          return yield* new TenantRequired({ message: `The host ${headers["host"]} is not a tenant's address` })
+          return Effect.fail(new TenantRequired({ message: `The host ${headers["host"]} is not a tenant's address` }))
         }
         if (Option.isNone(tenant) || tenant.value.status !== "active") {
-          return yield* new TenantResolutionFailed({ message: "No active tenant matches the request" })
+          return Effect.fail(new TenantResolutionFailed({ message: "No active tenant matches the request" }))
         }
-        return tenant.value
-      }).pipe(Effect.withSpan("TenantDirectory.resolve"))
+        return Effect.succeed(tenant.value)
+      })
+    }
 
     /**
      * A tenant by id, read fresh (not from the request cache): work outside a request (subscribers, reminder
