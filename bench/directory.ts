@@ -13,11 +13,14 @@
 // (as in production) without refusing any. The baseline receives the same header and ignores it.
 //
 // Measured: (1) the first page; (2) a cycle of the first page and four cursor pages (page 2, 10, 100, and the last
-// full page); (3) a search (`?search=river`), each on both servers. The headline ratio is (2).
+// full page); (3) a search (`?search=river`), each on both servers. The headline ratio is (2). Targets (issue 20):
+// ratio ≥ 0.6 and our p99 ≤ 25 ms, reported as `meets_ratio_target` and `meets_p99_target`.
 // Checks: every answer 2xx; the pages used hold 20 items; both servers answer the very same JSON for each path;
 // the aggregates of every organisation on those pages equal an independent per-organisation SQL count; a walk
 // through the whole directory (per_page=50) sees every visible organisation once, id-descending, and ends without
-// a cursor; the API's answers carry the directory's X-RateLimit-Limit of 60.
+// a cursor; the API's answers carry the directory's X-RateLimit-Limit of 60. The baseline must run clean: every
+// answer 2xx, and the database's connections (all clients, watched every 100 ms) within max_connections; otherwise
+// `clean` is false and the bench exits non-zero.
 import pg from "pg"
 import {
   autocannonLoad,
@@ -33,6 +36,7 @@ import {
   secondsSince,
   walkPages
 } from "./lib.js"
+import { watchConnections } from "./servers/bareLib.js"
 import { readScene } from "./setup.js"
 
 const PATH = "/api/v2/volunteering/organisations"
@@ -231,6 +235,7 @@ export default async function directory(): Promise<void> {
     const bareBase = scene.baseline.base
     const mixed = [first, ...cursorPages]
     const [BARE, OURS] = ["bare node:http + pg  ", "timebank API         "]
+    const stopWatch = await watchConnections(scene.database.url)
     const bareFirst = await measurePaths(`${BARE}first page`, bareBase, tenantId, [first])
     const ourFirst = await measurePaths(`${OURS}first page`, apiBase, tenantId, [first])
     const bareMixed = await measurePaths(`${BARE}first + 4 cursor pages`, bareBase, tenantId, mixed)
@@ -238,15 +243,18 @@ export default async function directory(): Promise<void> {
     const bareSearch = await measurePaths(`${BARE}search=river`, bareBase, tenantId, [search])
     const ourSearch = await measurePaths(`${OURS}search=river`, apiBase, tenantId, [search])
     const loads = [bareFirst, ourFirst, bareMixed, ourMixed, bareSearch, ourSearch]
-    const { connections, duration } = loadSettings()
+    const connections = await stopWatch()
+    const { connections: clients, duration } = loadSettings()
     console.log(
-      `\n${connections} connections, ${duration} s each after warm-up; ${s.organisations} organisations ` +
+      `\n${clients} connections, ${duration} s each after warm-up; ${s.organisations} organisations ` +
         `(${visible} listed); total ${Math.round((Date.now() - started) / 1000)} s`
     )
     printTable(loads)
+    console.log(`database connections at most ${connections.peak} (max_connections ${connections.max})`)
     const ratio = (a: Load, b: Load) => Math.round((a.rps / Math.max(1, b.rps)) * 1000) / 1000
-    printResult("directory", ourMixed.rps, bareMixed.rps, {
-      all_2xx: loads.every((l) => l.non2xx === 0 && l.errors === 0),
+    const failed = (l: Load) => l.non2xx + l.errors
+    const checks = {
+      all_2xx: loads.every((l) => failed(l) === 0),
       page_sizes_20: pageSizes,
       same_json_as_baseline: sameBody,
       aggregates_match_sql: aggregatesMatch,
@@ -260,8 +268,22 @@ export default async function directory(): Promise<void> {
       search_rps: ourSearch.rps,
       search_baseline_rps: bareSearch.rps,
       search_ratio: ratio(ourSearch, bareSearch),
+      p99_ms: ourMixed.p99,
+      first_page_p99_ms: ourFirst.p99,
+      baseline_failed: failed(bareFirst) + failed(bareMixed) + failed(bareSearch),
+      baseline_pool: envInt("DB_POOL_SIZE", 10),
+      peak_connections: connections.peak,
+      max_connections: connections.max,
+      connections_within_limit: connections.peak <= connections.max,
+      meets_ratio_target: ratio(ourMixed, bareMixed) >= 0.6,
+      meets_p99_target: ourMixed.p99 <= 25,
       setup_seconds: setupSeconds
-    })
+    }
+    const clean = checks.all_2xx && checks.page_sizes_20 && checks.same_json_as_baseline &&
+      checks.aggregates_match_sql && checks.full_walk_ok && checks.rate_limit_header_60 &&
+      checks.baseline_failed === 0 && checks.connections_within_limit && ourMixed.rps > 0 && bareMixed.rps > 0
+    printResult("directory", ourMixed.rps, bareMixed.rps, { ...checks, clean })
+    if (!clean) process.exitCode = 1
   } finally {
     await scene.close()
   }

@@ -28,6 +28,7 @@ import m0025 from "./0025_groups_admin.js"
 import m0026 from "./0026_group_geocoding.js"
 import m0027 from "./0027_group_type_policies.js"
 import m0028 from "./0028_matching.js"
+import m0029 from "./0029_listing_category_index.js"
 
 /** Forward-only migrations, in order. A landed migration is never edited; add a new one. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
@@ -58,5 +59,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0025_groups_admin": m0025,
   "0026_group_geocoding": m0026,
   "0027_group_type_policies": m0027,
-  "0028_matching": m0028
+  "0028_matching": m0028,
+  "0029_listing_category_index": m0029
 }

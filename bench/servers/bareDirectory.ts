@@ -1,7 +1,8 @@
 // Baseline for `npm run bench -- directory`: the organisation directory on a bare node:http + pg server doing the
-// same SQL as the API (the page, then its owners and its aggregates side by side), with prepared statements and
-// hand-written JSON of the same shape. No tenant lookup (X-Tenant-ID is taken as the id), no auth, no rate limit.
-import { barePool, decodeCursor, pageMeta, send, serveTenantGet, userSummaries } from "./bareLib.js"
+// same SQL as the API (one statement per page: the page with its owners and aggregates as correlated subqueries),
+// with prepared statements and hand-written JSON of the same shape. No tenant lookup (X-Tenant-ID is taken as the
+// id), no auth, no rate limit.
+import { barePool, decodeCursor, pageMeta, send, serveTenantGet } from "./bareLib.js"
 
 const pool = barePool("bench-bare-directory")
 
@@ -14,50 +15,50 @@ const likePattern = (search: string) => `%${search.replace(/[\\%_]/g, (c) => `\\
 /** One prepared statement per shape, so each keeps the plan that fits it (index range on id, or not). */
 const pageQuery = (cursor: boolean, search: boolean) => {
   const conditions = ["tenant_id = $1", "status IN ('active', 'approved')"]
-  const values = ["$1"]
-  if (cursor) conditions.push(`id < $${values.push("cursor")}`)
+  let n = 1
+  if (cursor) conditions.push(`id < $${++n}`)
   if (search) {
-    const n = values.push("search")
-    conditions.push(`(name ILIKE $${n} OR description ILIKE $${n})`)
+    const pattern = `$${++n}`
+    conditions.push(`(name ILIKE ${pattern} OR description ILIKE ${pattern})`)
   }
   return {
     name: `directory_page_${cursor}_${search}`,
-    text: `SELECT id, user_id, name, description, logo_url, website, contact_email, location, created_at
-           FROM vol_organisations WHERE ${conditions.join(" AND ")} ORDER BY id DESC LIMIT $${values.length + 1}`
+    text: `
+      SELECT o.id, o.name, o.description, o.logo_url, o.website, o.contact_email, o.location, o.created_at, o.user_id,
+             u.first_name, u.last_name, u.avatar_url,
+             (SELECT count(*) FROM vol_opportunities p
+               WHERE p.tenant_id = $1 AND p.organisation_id = o.id AND p.status = 'open')::int AS opportunity_count,
+             (SELECT count(DISTINCT a.user_id) FROM vol_applications a
+               WHERE a.tenant_id = $1 AND a.organisation_id = o.id AND a.status = 'approved')::int AS volunteer_count,
+             (SELECT coalesce(sum(h.hours), 0) FROM vol_hours h
+               WHERE h.tenant_id = $1 AND h.organisation_id = o.id AND h.status = 'approved') AS total_hours,
+             (SELECT avg(r.rating) FROM reviews r
+               WHERE r.tenant_id = $1 AND r.target_type = 'organization' AND r.target_id = o.id
+                 AND r.approved AND NOT r.is_hidden) AS average_rating
+      FROM (
+        SELECT id, user_id, name, description, logo_url, website, contact_email, location, created_at
+        FROM vol_organisations WHERE ${conditions.join(" AND ")}
+        ORDER BY id DESC LIMIT $${n + 1}
+      ) o
+      LEFT JOIN LATERAL (
+        SELECT first_name, last_name, avatar_url FROM users WHERE tenant_id = $1 AND id = o.user_id OFFSET 0
+      ) u ON true
+      ORDER BY o.id DESC`
   }
 }
 
-const AGGREGATES = {
-  name: "directory_aggregates",
-  text: `
-    SELECT ids.id,
-           coalesce(op.n, 0)::int AS opportunity_count,
-           coalesce(ap.n, 0)::int AS volunteer_count,
-           coalesce(h.total, 0) AS total_hours,
-           r.mean AS average_rating
-    FROM unnest($2::bigint[]) AS ids (id)
-    LEFT JOIN (
-      SELECT organisation_id, count(*) AS n FROM vol_opportunities
-      WHERE tenant_id = $1 AND organisation_id = ANY($2::bigint[]) AND status = 'open' GROUP BY organisation_id
-    ) op ON op.organisation_id = ids.id
-    LEFT JOIN (
-      SELECT organisation_id, count(DISTINCT user_id) AS n FROM vol_applications
-      WHERE tenant_id = $1 AND organisation_id = ANY($2::bigint[]) AND status = 'approved' GROUP BY organisation_id
-    ) ap ON ap.organisation_id = ids.id
-    LEFT JOIN (
-      SELECT organisation_id, sum(hours) AS total FROM vol_hours
-      WHERE tenant_id = $1 AND organisation_id = ANY($2::bigint[]) AND status = 'approved' GROUP BY organisation_id
-    ) h ON h.organisation_id = ids.id
-    LEFT JOIN (
-      SELECT target_id, avg(rating) AS mean FROM reviews
-      WHERE tenant_id = $1 AND target_type = 'organization' AND target_id = ANY($2::bigint[]) AND approved
-      GROUP BY target_id
-    ) r ON r.target_id = ids.id`
-}
+const QUERIES = [false, true].map((cursor) => [false, true].map((search) => pageQuery(cursor, search)))
 
 interface OrganisationRow {
   id: string
   user_id: string
+  first_name: string | null
+  last_name: string | null
+  avatar_url: string | null
+  opportunity_count: number
+  volunteer_count: number
+  total_hours: string
+  average_rating: string | null
   name: string
   description: string
   logo_url: string | null
@@ -83,34 +84,30 @@ const directory = async (tenantId: number, url: URL) => {
   if (search !== undefined) values.push(likePattern(search))
   values.push(perPage + 1)
   const { rows } = await pool.query<OrganisationRow>({
-    ...pageQuery(cursor !== undefined, search !== undefined),
+    ...QUERIES[cursor === undefined ? 0 : 1]![search === undefined ? 0 : 1]!,
     values
   })
   const page = rows.slice(0, perPage)
-  const ids = page.map((r) => r.id)
-  const [ownerOf, stats] = await Promise.all([
-    userSummaries(pool, tenantId, page.map((r) => r.user_id)),
-    ids.length === 0 ? { rows: [] } : pool.query({ ...AGGREGATES, values: [tenantId, ids] })
-  ])
-  const statsOf = new Map(stats.rows.map((s) => [s.id as string, s]))
-  const data = page.map((row) => {
-    const s = statsOf.get(row.id)
-    return {
-      id: Number(row.id),
-      name: row.name,
-      description: row.description,
-      logo_url: row.logo_url,
-      website: row.website,
-      contact_email: row.contact_email,
-      location: row.location,
-      opportunity_count: s?.opportunity_count ?? 0,
-      volunteer_count: s?.volunteer_count ?? 0,
-      total_hours: Number(s?.total_hours ?? 0),
-      average_rating: roundRating(s?.average_rating ?? null),
-      created_at: row.created_at.toISOString(),
-      owner: ownerOf(row.user_id)
+  const data = page.map((row) => ({
+    id: Number(row.id),
+    name: row.name,
+    description: row.description,
+    logo_url: row.logo_url,
+    website: row.website,
+    contact_email: row.contact_email,
+    location: row.location,
+    opportunity_count: row.opportunity_count,
+    volunteer_count: row.volunteer_count,
+    total_hours: Number(row.total_hours),
+    average_rating: roundRating(row.average_rating),
+    created_at: row.created_at.toISOString(),
+    owner: {
+      id: Number(row.user_id),
+      first_name: row.first_name ?? "Deleted",
+      last_name: row.last_name ?? "User",
+      avatar_url: row.first_name === null ? null : row.avatar_url
     }
-  })
+  }))
   return { data, meta: pageMeta(perPage, rows.length > perPage, data.at(-1)?.id) }
 }
 

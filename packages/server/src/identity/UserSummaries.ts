@@ -12,6 +12,17 @@ const SummaryRow = Schema.Struct({
 const summaries = decodeRows(SummaryRow)
 
 /**
+ * For another feature's one-statement list page: a lateral join giving each row its owner's `first_name`,
+ * `last_name` and `avatar_url` as `alias` (no row: a deleted user), so the page is one round trip while the users
+ * table stays identity's. `$1` must be the tenant id. OFFSET 0 keeps it a primary-key lookup per row (the planner
+ * would otherwise hash every user of the tenant).
+ */
+export const ownerSummaryJoin = (userIdColumn: string, alias: string) =>
+  `LEFT JOIN LATERAL (
+      SELECT first_name, last_name, avatar_url FROM users WHERE tenant_id = $1 AND id = ${userIdColumn} OFFSET 0
+    ) ${alias} ON true`
+
+/**
  * Names and avatars of members, for other features that show who owns or wrote something. Lists ask once per page
  * (`byIds` with every id of the page), never once per item.
  */

@@ -40,13 +40,6 @@ export interface ListingFilters {
   readonly search?: string | undefined
 }
 
-export interface PublicListQuery extends ListingFilters {
-  /** Only listings older than this id (the cursor). */
-  readonly before?: number | undefined
-  /** Rows to fetch: one more than the page, to know whether there is more. */
-  readonly limit: number
-}
-
 export interface RankedListQuery extends ListingFilters {
   readonly ranked: Ranked
   /** Only listings after this one in the order. */
@@ -116,15 +109,6 @@ export class ListingRepo extends Effect.Service<ListingRepo>()("ListingRepo", {
       }, { concurrency: 2 })
 
     return {
-      /** Active listings, newest first (indexes `listings_public`, `listings_public_type`, `listings_category`). */
-      listActive: (q: PublicListQuery) =>
-        db.query((tenantId) => {
-          const conditions = [...filterConditions(tenantId, q), sql`status = 'active'`]
-          if (q.before !== undefined) conditions.push(sql`id < ${q.before}`)
-          return sql`SELECT * FROM listings WHERE ${sql.and(conditions)}
-            ORDER BY id DESC LIMIT ${q.limit}`.pipe(allListings)
-        }),
-
       /** Active listings by score, highest first (the filters' rows are scored, then cut at the cursor). */
       listRanked: (q: RankedListQuery) =>
         db.query((tenantId) => {

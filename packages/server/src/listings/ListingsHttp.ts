@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Api, ok } from "@timebank/domain"
 import { Effect } from "effect"
 import { AttributesService } from "./AttributesService.js"
@@ -9,7 +9,8 @@ export const ListingsHttpLive = HttpApiBuilder.group(Api, "listings", (handlers)
   Effect.gen(function*() {
     const listings = yield* ListingsService
     return handlers
-      .handle("list", ({ urlParams }) => listings.list(urlParams))
+      // The page comes already in its wire form (ListingsService.list): sent as it is, not encoded again.
+      .handle("list", ({ urlParams }) => Effect.map(listings.list(urlParams), HttpServerResponse.unsafeJson))
       .handle("get", ({ path }) => Effect.map(listings.get(path.id), ok))
       .handle("create", ({ payload }) => Effect.map(listings.create(payload), ok))
       .handle("update", ({ path, payload }) => Effect.map(listings.update(path.id, payload), ok))

@@ -4,9 +4,11 @@ import {
   type CreateListing,
   CurrentTenant,
   CurrentUser,
+  CursorPage,
   cursorPage,
   DomainEvents,
   encodeCursor,
+  Listing,
   type ListingDeleted,
   type ListingId,
   type ListListingsParams,
@@ -16,9 +18,8 @@ import {
   ValidationFailed,
   type ValidationIssue
 } from "@timebank/domain"
-import { Array as Arr, Clock, Effect, Option } from "effect"
+import { Array as Arr, Clock, Effect, Option, Schema } from "effect"
 import { Outbox } from "../platform/Outbox.js"
-import { idCursorPage } from "../platform/Paging.js"
 import { CommunityMember } from "../platform/Policy.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { type Ranked, rankedBy, textTerms } from "../tenancy/config/Ranking.js"
@@ -27,6 +28,7 @@ import { TenantConfig } from "../tenancy/config/TenantConfig.js"
 import { AttributeRepo } from "./AttributeRepo.js"
 import { checkAttributeValues } from "./AttributeValues.js"
 import { CategoryRepo } from "./CategoryRepo.js"
+import { ListingPage, type ListingsPageJson } from "./ListingPage.js"
 import { type ListingPatch, ListingRepo, type ListingRow } from "./ListingRepo.js"
 import { canSee, ListingEditor, requireListingAuthor, requireListingEditor } from "./ListingsPolicy.js"
 import { ListingViews } from "./ListingViews.js"
@@ -35,6 +37,9 @@ import { ListingViews } from "./ListingViews.js"
 export const DEFAULT_LISTINGS_PER_PAGE = 20
 
 export const listingNotFound = () => NotFound.of("Listing")
+
+/** A ranked page's wire form: built from views, then encoded by the contract's schema. */
+const encodeRankedPage = Schema.encode(CursorPage(Listing))
 
 /** The domain event of a deleted listing (member and admin deletes alike). */
 export const listingDeletedEvent = (row: ListingRow, deletedBy: number) =>
@@ -87,6 +92,7 @@ export class ListingsService extends Effect.Service<ListingsService>()("Listings
     ListingRepo.Default,
     ListingViews.Default,
     ListingReferences.Default,
+    ListingPage.Default,
     Outbox.Default,
     TenantSql.Default
   ],
@@ -94,6 +100,7 @@ export class ListingsService extends Effect.Service<ListingsService>()("Listings
     const db = yield* TenantSql
     const repo = yield* ListingRepo
     const views = yield* ListingViews
+    const newestPage = yield* ListingPage
     const references = yield* ListingReferences
     const outbox = yield* Outbox
 
@@ -146,6 +153,10 @@ export class ListingsService extends Effect.Service<ListingsService>()("Listings
             ))
       )
 
+    /**
+     * A page in its wire form. Newest first (most pages): one prepared query with owners and categories, written
+     * as JSON once (ListingPage). Ranked: the page, its views, then the contract's encoding.
+     */
     const list = Effect.fn("Listings.list")(function*(params: ListListingsParams) {
       const tenant = yield* CurrentTenant
       const health = yield* RankingHealth
@@ -153,21 +164,23 @@ export class ListingsService extends Effect.Service<ListingsService>()("Listings
       const ranked = yield* orderOf(tenant.id, params)
       if (ranked !== undefined) {
         const page = yield* health.measure(tenant.id, "listings", rankedPage(ranked, params, perPage))
-        return { data: yield* views.many(page.data), meta: page.meta }
+        const json: ListingsPageJson = yield* Effect.orDie(
+          encodeRankedPage({ data: yield* views.many(page.data), meta: page.meta })
+        )
+        return json
       }
-      const rows = yield* health.measure(
+      return yield* health.measure(
         tenant.id,
         "listings",
-        repo.listActive({
+        newestPage.newest({
           before: typeof params.cursor === "number" ? params.cursor : undefined,
-          limit: perPage + 1,
+          perPage,
           type: params.type,
           categoryId: params.category_id,
           userId: params.user_id,
           search: params.search
         })
       )
-      return yield* idCursorPage(rows, perPage, views.many)
     })
 
     const get = Effect.fn("Listings.get")(function*(id: ListingId) {

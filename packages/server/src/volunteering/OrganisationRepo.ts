@@ -13,7 +13,6 @@ import { definedOnly, isUniqueViolation, likePattern } from "../platform/SqlErro
 import { DbDate, dbId, DbInt, decodeFirst, decodeRows, decodeSingle } from "../platform/SqlRows.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { forUniqueIds, keyedById } from "./UniqueIds.js"
-import type { PageQuery } from "./VolunteeringPage.js"
 
 /** A row of `vol_organisations`: the one read shape of an organisation, whichever list or detail shows it. */
 export const OrganisationRow = Schema.Struct({
@@ -67,7 +66,6 @@ export type MembershipRow = typeof MembershipRow.Type
 const NameRow = Schema.Struct({ id: dbId(OrganisationId), name: Schema.String })
 
 const organisations = decodeRows(OrganisationRow)
-const directoryRows = decodeRows(DirectoryRow)
 const firstMembership = decodeFirst(MembershipRow)
 const exists = decodeFirst(Schema.Struct({ id: DbInt }))
 const memberCounts = decodeRows(Schema.Struct({ organisation_id: DbInt, n: DbInt }))
@@ -96,10 +94,6 @@ export interface OrganisationPatch {
   readonly location?: string | null | undefined
   readonly status?: OrganisationStatus | undefined
   readonly auto_pay_enabled?: boolean | undefined
-}
-
-export interface DirectoryQuery extends PageQuery {
-  readonly search?: string | undefined
 }
 
 export interface AdminOrganisationQuery {
@@ -222,21 +216,6 @@ export class OrganisationRepo extends Effect.Service<OrganisationRepo>()("Organi
             Effect.catchTag("SqlError", refusedBy)
           )
         ),
-
-      /** Visible (`active`/`approved`) organisations, newest first (index `vol_organisations_directory`). */
-      directory: (q: DirectoryQuery) =>
-        db.query((tenantId) => {
-          const conditions = [
-            sql`tenant_id = ${tenantId}`,
-            sql`status IN ('active', 'approved')`,
-            ...searchCondition(q.search)
-          ]
-          if (q.before !== undefined) conditions.push(sql`id < ${q.before}`)
-          return sql`
-            SELECT id, user_id, name, description, contact_email, website, logo_url, location, created_at
-            FROM vol_organisations WHERE ${sql.and(conditions)}
-            ORDER BY id DESC LIMIT ${q.limit}`.pipe(directoryRows)
-        }),
 
       /** Every status, newest first, with the total for offset paging. */
       listAll: (q: AdminOrganisationQuery) =>

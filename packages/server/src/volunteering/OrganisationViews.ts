@@ -1,4 +1,4 @@
-import { DirectoryOrganisation, MyOrganisation, OrganisationDetail, type OrganisationOwner } from "@timebank/domain"
+import { MyOrganisation, OrganisationDetail, type OrganisationOwner } from "@timebank/domain"
 import { DateTime, Effect, Fiber } from "effect"
 import { UserSummaries } from "../identity/UserSummaries.js"
 import { emptyStats, OrganisationAggregates, type OrganisationStats } from "./OrganisationAggregates.js"
@@ -64,15 +64,6 @@ export class OrganisationViews extends Effect.Service<OrganisationViews>()("Orga
           })
         ))
 
-    const directory = (rows: ReadonlyArray<DirectoryRow>) =>
-      Effect.map(related(rows), (of) =>
-        rows.map((row) => {
-          const { owner, stats } = of(row)
-          // No validation on construction: the row types already guarantee the fields, and the HTTP edge checks
-          // them again when it encodes the response (the directory is the hottest public read).
-          return DirectoryOrganisation.make(directoryFields(row, owner, stats), true)
-        }))
-
     const detail = (row: OrganisationRow) =>
       Effect.map(related([row]), (of) => {
         const { owner, stats } = of(row)
@@ -86,6 +77,6 @@ export class OrganisationViews extends Effect.Service<OrganisationViews>()("Orga
           return MyOrganisation.make({ ...managedFields(row, owner, stats), role: row.member_role })
         }))
 
-    return { related, directory, detail, mine } as const
+    return { related, detail, mine } as const
   })
 }) {}

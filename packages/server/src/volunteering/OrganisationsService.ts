@@ -10,11 +10,11 @@ import {
 } from "@timebank/domain"
 import { Effect } from "effect"
 import { CommunityMember, requireCommunityMember } from "../platform/Policy.js"
+import { DirectoryPage } from "./DirectoryPage.js"
 import { OrganisationAccess, OrganisationManager } from "./OrganisationPolicy.js"
 import { OrganisationRegistration } from "./OrganisationRegistration.js"
 import { OrganisationRepo, type OrganisationRow } from "./OrganisationRepo.js"
 import { OrganisationViews } from "./OrganisationViews.js"
-import { volunteeringPage } from "./VolunteeringPage.js"
 
 /**
  * A site super-admin manages every organisation without being its member; in `MyOrganisation` they show as
@@ -28,25 +28,26 @@ export class OrganisationsService extends Effect.Service<OrganisationsService>()
     OrganisationRepo.Default,
     OrganisationViews.Default,
     OrganisationAccess.Default,
-    OrganisationRegistration.Default
+    OrganisationRegistration.Default,
+    DirectoryPage.Default
   ],
   effect: Effect.gen(function*() {
     const repo = yield* OrganisationRepo
     const views = yield* OrganisationViews
     const access = yield* OrganisationAccess
     const registration = yield* OrganisationRegistration
+    const directoryPage = yield* DirectoryPage
 
     const asMine = (row: OrganisationRow, role: MemberRole) =>
       Effect.map(views.mine([{ ...row, member_role: role }]), (items) => items[0] as MyOrganisation)
 
-    /** Three queries per page, however long: the page, its owners, its aggregates. */
+    /** One prepared query per page, however long: the page with its owners and aggregates, as its JSON. */
     const directory = Effect.fn("Organisations.directory")(function*(params: DirectoryParams) {
-      return yield* volunteeringPage(
-        params,
-        (page) => repo.directory({ ...page, search: params.search }),
-        views.directory,
-        DIRECTORY_PER_PAGE_DEFAULT
-      )
+      return yield* directoryPage.page({
+        before: params.cursor,
+        search: params.search,
+        perPage: params.per_page ?? DIRECTORY_PER_PAGE_DEFAULT
+      })
     })
 
     /** Only visible (`active`/`approved`) organisations exist for the public. */
