@@ -1,13 +1,16 @@
 // Transfers between members: our API (HTTP → Ledger entity → group commit) against a bare SQL script doing the same
 // transfer transaction directly on PostgreSQL (one database transaction per transfer), on the same database.
 //
-// Set-up (not measured): one PostgreSQL (embedded in a temp dir, or DATABASE_URL) shared by the API, the CLI and the
-// script; two fresh tenants made through the super-admin API; BENCH_MEMBERS members in each, written straight to the
-// database (one INSERT, one shared password hash); each member of the first tenant logged in over HTTP; every member
-// funded with BENCH_GRANT_HOURS through admin grants. Measured: BENCH_TRANSFERS random transfers (after
-// BENCH_WARMUP_TRANSFERS unmeasured ones) with BENCH_CONCURRENCY in flight — first through the API on the first
-// tenant, then, with the API stopped (its outbox publisher would otherwise work through the script's events), through
+// Set-up (not measured): one PostgreSQL (embedded in a temp dir, or a new database on the DATABASE_URL server, dropped
+// at the end) shared by the API, the CLI and the script; two fresh tenants made through the super-admin API;
+// BENCH_MEMBERS members in each, written straight to the database (one INSERT, one shared password hash); each member
+// of the first tenant logged in over HTTP; every member funded with BENCH_GRANT_HOURS through admin grants.
+// Measured: BENCH_TRANSFERS random transfers (after BENCH_WARMUP_TRANSFERS unmeasured ones) with BENCH_CONCURRENCY in
+// flight — first through the API on the first tenant, then, with the API stopped (its outbox publisher would otherwise work through the script's events), through
 // the script on the second tenant, with the very same sequence of moves. `ledger verify` (the CLI) checks both.
+// The script holds at most BENCH_SQL_POOL connections (20; the API's pool is DB_POOL_SIZE, 10): the bench fails (a
+// check false, exit code 1) when the baseline failed a transfer, when the server's connections ever passed its
+// max_connections, or when either ledger does not verify.
 //
 // Diagnostics: BENCH_SAMPLE_PG=1 (what the database connections wait on), BENCH_PROBE_WALLET=1 (GET /api/v2/wallet,
 // the floor of an authenticated route), BENCH_API_NODE_FLAGS="--cpu-prof --cpu-prof-dir=DIR" (profile the API).
@@ -31,6 +34,7 @@ import {
   timedRun
 } from "./lib.js"
 import { runNode } from "./processes.js"
+import { ownDatabase, watchConnections } from "./servers/bareLib.js"
 import { createTenant, login, startScene } from "./setup.js"
 
 const settings = () => ({
@@ -38,6 +42,8 @@ const settings = () => ({
   transfers: envInt("BENCH_TRANSFERS", 20_000),
   warmup: Number(process.env.BENCH_WARMUP_TRANSFERS ?? 500) || 0,
   concurrency: envInt("BENCH_CONCURRENCY", 100),
+  /** Connections of the SQL script: bounded, so that it stays within the server's max_connections. */
+  sqlPool: envInt("BENCH_SQL_POOL", 20),
   grantHours: envInt("BENCH_GRANT_HOURS", 20),
   /** Logins are scrypt-bound on the server; a few in flight keep its thread pool busy. */
   loginConcurrency: envInt("BENCH_LOGIN_CONCURRENCY", 8),
@@ -322,13 +328,22 @@ const activitySampler = (databaseUrl: string, application: string) => {
 }
 
 export default async function ledger(): Promise<void> {
+  const dropDatabase = await ownDatabase("bench_ledger")
+  try {
+    await measureLedger()
+  } finally {
+    await dropDatabase()
+  }
+}
+
+async function measureLedger(): Promise<void> {
   const s: Settings = settings()
   if (s.members < 2) throw new Error("BENCH_MEMBERS must be at least 2: a transfer needs a sender and a recipient")
   const started = Date.now()
   const scene = await startScene({
     api: { env: { TRUST_PROXY: "true" }, seedDemo: true },
     sockets: s.concurrency,
-    pool: { max: s.concurrency, application_name: "bench-sql" }
+    pool: { max: s.sqlPool, application_name: "bench-sql" }
   })
   try {
     const { api, client, database, pool, setupStart, superToken } = scene
@@ -374,6 +389,7 @@ export default async function ledger(): Promise<void> {
     const meterApi = () => cpuMeter(apiPid, database.pid, true)
     const ourWarmup = await apiRun(client, ours, members, warmupMoves, s.concurrency, "warm-up", meterApi)
     const stopApiSampler = activitySampler(databaseUrl, "timebank")
+    const stopApiWatch = await watchConnections(databaseUrl)
     const ourResult = await apiRun(
       client,
       ours,
@@ -384,6 +400,7 @@ export default async function ledger(): Promise<void> {
       meterApi
     )
     await stopApiSampler()
+    const apiConnections = await stopApiWatch()
     if (process.env.BENCH_PROBE_WALLET === "1") {
       // The floor of any authenticated route: auth, tenant, one read (same load settings as `npm run bench -- health`).
       const stop = meterApi()
@@ -415,6 +432,7 @@ export default async function ledger(): Promise<void> {
 
     // ---- measured: the bare SQL script
     const meterSql = () => cpuMeter(undefined, database.pid, true)
+    const stopSqlWatch = await watchConnections(databaseUrl)
     const theirWarmup = await sqlRun(pool, theirs.id, theirAccounts, warmupMoves, s.concurrency, "warm-up", meterSql)
     const stopSqlSampler = activitySampler(databaseUrl, "bench-sql")
     const theirResult = await sqlRun(
@@ -427,12 +445,14 @@ export default async function ledger(): Promise<void> {
       meterSql
     )
     await stopSqlSampler()
+    const sqlConnections = await stopSqlWatch()
     await pool.end()
     const theirVerify = await verify(databaseUrl, theirs.id)
 
     const results = [ourResult, theirResult]
     console.log(
-      `\n${s.transfers} transfers (after ${s.warmup} warm-up) among ${s.members} members, ${s.concurrency} in flight;` +
+      `\n${s.transfers} transfers (after ${s.warmup} warm-up) among ${s.members} members, ${s.concurrency} in flight` +
+        ` (SQL script: ${s.sqlPool} connections);` +
         ` CPU in cores busy (2 = the whole machine)`
     )
     printRows(
@@ -463,25 +483,31 @@ export default async function ledger(): Promise<void> {
         ` SQL tenant ${theirVerify.ok ? "ok" : "FAILED"} (${theirVerify.transactions} transactions);` +
         ` total ${secondsSince(started)} s`
     )
-    const expectedTransfers = ourWarmup.accepted + ourResult.accepted
-    printResult(
-      "ledger",
-      perSecond(ourResult),
-      perSecond(theirResult),
-      {
-        ledger_verify_ok: ourVerify.ok,
-        non_2xx_other: ourWarmup.other + ourResult.other,
-        accepted: ourResult.accepted,
-        refused_insufficient: ourResult.refused,
-        transfers_written_match: written!.n === expectedTransfers,
-        baseline_ledger_verify_ok: theirVerify.ok,
-        baseline_failed: theirWarmup.other + theirResult.other,
-        baseline_accepted: theirResult.accepted,
-        baseline_refused_insufficient: theirResult.refused,
-        setup_seconds: setupSeconds
-      },
-      "transfers/s"
+    console.log(
+      `database connections at most: ${apiConnections.peak} during the API run, ${sqlConnections.peak} during the` +
+        ` SQL script (pool of ${s.sqlPool}); max_connections ${sqlConnections.max}`
     )
+    const expectedTransfers = ourWarmup.accepted + ourResult.accepted
+    const checks = {
+      ledger_verify_ok: ourVerify.ok,
+      non_2xx_other: ourWarmup.other + ourResult.other,
+      accepted: ourResult.accepted,
+      refused_insufficient: ourResult.refused,
+      transfers_written_match: written!.n === expectedTransfers,
+      baseline_ledger_verify_ok: theirVerify.ok,
+      baseline_failed: theirWarmup.other + theirResult.other,
+      baseline_accepted: theirResult.accepted,
+      baseline_refused_insufficient: theirResult.refused,
+      baseline_pool: s.sqlPool,
+      peak_connections: Math.max(apiConnections.peak, sqlConnections.peak),
+      max_connections: sqlConnections.max,
+      connections_within_limit: Math.max(apiConnections.peak, sqlConnections.peak) <= sqlConnections.max,
+      setup_seconds: setupSeconds
+    }
+    const clean = checks.ledger_verify_ok && checks.non_2xx_other === 0 && checks.transfers_written_match &&
+      checks.baseline_ledger_verify_ok && checks.baseline_failed === 0 && checks.connections_within_limit
+    printResult("ledger", perSecond(ourResult), perSecond(theirResult), { ...checks, clean }, "transfers/s")
+    if (!clean) process.exitCode = 1
   } finally {
     await scene.close()
   }

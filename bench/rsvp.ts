@@ -2,13 +2,15 @@
 // script doing the equivalent transaction directly on PostgreSQL (lock the event row, count who is going, insert the
 // RSVP or the waitlist row), one database transaction per RSVP, on the same database.
 //
-// Set-up (not measured): one PostgreSQL (embedded in a temp dir, or DATABASE_URL); a tenant made through the
-// super-admin API; BENCH_MEMBERS members written straight to the database with a session and an access token each,
+// Set-up (not measured): one PostgreSQL (embedded in a temp dir, or a new database on the DATABASE_URL server, dropped
+// at the end); a tenant made through the super-admin API; BENCH_MEMBERS members written straight to the database with a session and an access token each,
 // made and stored as a login does (the server's own token functions: only the SHA-256 is stored), so no scrypt login
 // is needed; two events with BENCH_PLACES places and a warm-up event. Measured: one `going` RSVP per member with
 // BENCH_CONCURRENCY in flight — first through the API on the first event, then, with the API stopped (its outbox
 // publisher would otherwise run during the script), through the script on the second event. Both runs are checked:
 // exactly BENCH_PLACES going, the rest waiting with dense positions 1..n, in the answers and in the database.
+// The script holds at most BENCH_SQL_POOL connections: the bench fails (a check false, exit code 1) when either run
+// is not exact, when the script failed an RSVP, or when the server's connections ever passed its max_connections.
 import { randomBytes } from "node:crypto"
 import pg from "pg"
 import {
@@ -32,6 +34,7 @@ import {
   type TimedRun,
   timedRun
 } from "./lib.js"
+import { ownDatabase, watchConnections } from "./servers/bareLib.js"
 import { createTenant, startScene } from "./setup.js"
 
 const settings = () => ({
@@ -237,6 +240,15 @@ const databaseCheck = async (db: pg.Pool, eventId: number, outcome: Outcome, pla
 }
 
 export default async function rsvp(): Promise<void> {
+  const dropDatabase = await ownDatabase("bench_rsvp")
+  try {
+    await measureRsvp()
+  } finally {
+    await dropDatabase()
+  }
+}
+
+async function measureRsvp(): Promise<void> {
   const s = settings()
   if (s.members <= s.places) throw new Error("BENCH_MEMBERS must exceed BENCH_PLACES, or nobody waits")
   const started = Date.now()
@@ -265,6 +277,7 @@ export default async function rsvp(): Promise<void> {
     // ---- measured: the API
     const apiPid = api.child.process.pid
     await apiRun(client, headers, warmupEvent, rsvpers.slice(0, s.warmup), s.concurrency, "warm-up", () => () => "")
+    const stopApiWatch = await watchConnections(database.url)
     const ours = await apiRun(
       client,
       headers,
@@ -274,12 +287,14 @@ export default async function rsvp(): Promise<void> {
       "timebank API  POST /api/v2/events/{id}/rsvp",
       () => cpuMeter(apiPid, database.pid)
     )
+    const apiConnections = await stopApiWatch()
     // The API's outbox publisher would otherwise run during the script.
     client.close()
     await api.stop()
     const ourCheck = await databaseCheck(pool, ourEvent, ours, s.places, s.members)
 
     // ---- measured: the bare SQL script
+    const stopSqlWatch = await watchConnections(database.url)
     const theirs = await sqlRun(
       pool,
       tenantId,
@@ -289,6 +304,7 @@ export default async function rsvp(): Promise<void> {
       "bare SQL      pg, 1 db transaction per RSVP",
       () => cpuMeter(undefined, database.pid)
     )
+    const sqlConnections = await stopSqlWatch()
     const theirCheck = await databaseCheck(pool, theirEvent, theirs, s.places, s.members)
 
     console.log(
@@ -319,6 +335,16 @@ export default async function rsvp(): Promise<void> {
         secondsSince(started)
       } s`
     )
+    console.log(
+      `database connections at most: ${apiConnections.peak} during the API run, ${sqlConnections.peak} during the` +
+        ` SQL script (pool of ${s.sqlPool}); max_connections ${sqlConnections.max}`
+    )
+    const peak = Math.max(apiConnections.peak, sqlConnections.peak)
+    const exact = (check: typeof ourCheck) =>
+      check.going === s.places && check.waitlisted === s.members - s.places && check.positions_dense &&
+      check.answers_agree
+    const clean = exact(ourCheck) && ours.other === 0 && exact(theirCheck) && theirs.other === 0 &&
+      peak <= sqlConnections.max
     printResult("rsvp", perSecond(ours), perSecond(theirs), {
       going: ourCheck.going,
       waitlisted: ourCheck.waitlisted,
@@ -330,10 +356,18 @@ export default async function rsvp(): Promise<void> {
       baseline_going: theirCheck.going,
       baseline_waitlisted: theirCheck.waitlisted,
       baseline_positions_dense: theirCheck.positions_dense,
+      baseline_answers_agree: theirCheck.answers_agree,
+      baseline_failed: theirs.other,
+      baseline_pool: s.sqlPool,
+      peak_connections: peak,
+      max_connections: sqlConnections.max,
+      connections_within_limit: peak <= sqlConnections.max,
+      clean,
       baseline_p50_ms: theirs.p50,
       baseline_p99_ms: theirs.p99,
       setup_seconds: setupSeconds
     })
+    if (!clean) process.exitCode = 1
   } finally {
     await scene.close()
   }

@@ -84,3 +84,72 @@ export const serveTenantGet = (
     void pool.end().finally(() => process.exit(0))
   })
 }
+
+/** The most connections the database server held at once while a run was watched, and its max_connections. */
+export interface ConnectionPeak {
+  readonly peak: number
+  readonly max: number
+}
+
+/**
+ * Watches the connections of the whole database server (every client: the API's pool and cluster, a baseline's
+ * pool, other users) from now until the returned function is called: one connection of its own, one count every
+ * 100 ms. A baseline is only honest when this peak stays within max_connections.
+ */
+export const watchConnections = async (databaseUrl: string): Promise<() => Promise<ConnectionPeak>> => {
+  const client = new pg.Client({ connectionString: databaseUrl, application_name: "bench-connections" })
+  await client.connect()
+  const { rows: [setting] } = await client.query<{ max: number }>(
+    "SELECT current_setting('max_connections')::int AS max"
+  )
+  const count = async () =>
+    (await client.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend'"
+    ))
+      .rows[0]!.n
+  let peak = await count()
+  let running = true
+  const watching = (async () => {
+    while (running) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      peak = Math.max(peak, await count().catch(() => peak))
+    }
+  })()
+  return async () => {
+    running = false
+    await watching
+    await client.end().catch(() => {})
+    return { peak, max: setting!.max }
+  }
+}
+
+/**
+ * With DATABASE_URL set: points DATABASE_URL at a new database of its own on that server for this run, and returns
+ * the step that drops it again. A write bench must not start on the rows of earlier runs: the API's outbox
+ * subscribers would spend the measured run working through the events that earlier runs (and their baselines) left.
+ * Without DATABASE_URL the bench's embedded PostgreSQL is new anyway.
+ */
+export const ownDatabase = async (name: string): Promise<() => Promise<void>> => {
+  const server = process.env.DATABASE_URL
+  if (!server) return async () => {}
+  const database = `${name}_${Date.now().toString(36)}`
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: server })
+    await client.connect()
+    try {
+      await client.query(statement)
+    } finally {
+      await client.end()
+    }
+  }
+  await admin(`CREATE DATABASE ${database}`)
+  const url = new URL(server)
+  url.pathname = `/${database}`
+  process.env.DATABASE_URL = url.toString()
+  return async () => {
+    process.env.DATABASE_URL = server
+    await admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch((error: unknown) =>
+      console.log(`could not drop the bench database ${database}: ${String(error)}`)
+    )
+  }
+}

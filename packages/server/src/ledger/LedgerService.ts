@@ -37,6 +37,7 @@ const treasuryNeverShort = <A, E, R>(effect: Effect.Effect<A, E | InsufficientBa
     R
   >
 
+/** From a decoded row: the response is encoded through its schema, so the class does not check the fields first. */
 export const toWalletTransaction = (row: MemberTransactionRow) =>
   WalletTransaction.make({
     id: row.id,
@@ -48,7 +49,7 @@ export const toWalletTransaction = (row: MemberTransactionRow) =>
     listing_id: row.listing_id,
     direction: row.outgoing ? "out" : "in",
     created_at: DateTime.unsafeFromDate(row.created_at)
-  })
+  }, true)
 
 /**
  * Wallets of the current community. Every move goes to the community's Ledger entity; this service checks the
@@ -96,7 +97,7 @@ export class LedgerService extends Effect.Service<LedgerService>()("LedgerServic
         listing_id: move.listingId,
         direction: move.senderId === viewer ? "out" : "in",
         created_at: posted.createdAt
-      })
+      }, true)
 
     const transfer = Effect.fn("Ledger.transfer")(function*(input: TransferRequest, key: string | undefined) {
       const actor = yield* CurrentUser

@@ -109,10 +109,13 @@ export class LedgerWriter extends Effect.Service<LedgerWriter>()("LedgerWriter",
     /** Bounds the statements of this transaction (`set_config(..., true)` is `SET LOCAL`, which takes no binds). */
     const startBatch = sql`SELECT set_config('statement_timeout', ${STATEMENT_TIMEOUT}, true)`
 
-    /** Whether the community lets members go negative, read fresh: a settings change applies to the next batch. */
+    /**
+     * Whether the community lets members go negative, from the tenant cache (no round trip): a settings change drops
+     * the tenant's entries on every runner, so it applies to the next batch, as it does to the next request.
+     */
     const membersMayGoNegative = (tenantId: number) =>
       Effect.map(
-        tenants.findById(tenantId),
+        tenants.find({ _tag: "Id", id: String(tenantId) }),
         Option.match({ onNone: () => false, onSome: (tenant) => tenant.settings.allow_negative_balance })
       )
 
@@ -183,6 +186,7 @@ export class LedgerWriter extends Effect.Service<LedgerWriter>()("LedgerWriter",
   })
 }) {}
 
+// Built from a decoded Move and a decoded id; the outbox encodes it through its schema anyway (no second check).
 const completedEvent = (m: Move, transactionId: number) =>
   new DomainEvents.TransactionCompleted({
     transaction_id: transactionId,
@@ -193,7 +197,7 @@ const completedEvent = (m: Move, transactionId: number) =>
     listing_id: m.listingId,
     description: m.description,
     ...(m.senderName === undefined ? {} : { sender_name: m.senderName })
-  })
+  }, true)
 
 const posted = (transactionId: number, createdAt: Date, replayed: boolean): Posted => ({
   transactionId,
