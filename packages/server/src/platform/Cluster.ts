@@ -1,7 +1,27 @@
 import { RunnerAddress, SingleRunner } from "@effect/cluster"
 import { NodeClusterSocket } from "@effect/platform-node"
-import { Effect, Layer, Option } from "effect"
+import { Duration, Effect, Layer, Option } from "effect"
 import { AppConfig } from "./AppConfig.js"
+
+/**
+ * How fast the runners of a socket-mode deployment notice that one of them is gone, and so how long the entities
+ * and singletons of a killed runner are unserved (the library's defaults: a 35 s lock expiry, so about 40 s).
+ *
+ * - A runner's row in `cluster_runners` is heartbeated every `shardLockRefreshInterval` (the library uses at most a
+ *   third of the expiry); the others drop a runner whose heartbeat is older than `shardLockExpiration` and move its
+ *   shards within `refreshAssignmentsInterval`. 6 s is three missed heartbeats: a runner stalled for 4 s (a GC pause,
+ *   a starved CPU) is not taken for dead, and a killed one is gone 6–7 s later.
+ * - Shards are held by PostgreSQL advisory locks on a connection of their runner, released by PostgreSQL the
+ *   moment that process dies; a runner declared dead wrongly keeps its locks, so nothing runs twice, it only waits.
+ * - The runner-health singleton pings every other runner every `runnerHealthCheckInterval`; a refused ping (5 tries
+ *   500 ms apart) marks it unhealthy, which moves its shards in about 3 s when the checker is the survivor.
+ */
+export const FAILOVER_TIMINGS = {
+  shardLockRefreshInterval: Duration.seconds(2),
+  shardLockExpiration: Duration.seconds(6),
+  refreshAssignmentsInterval: Duration.seconds(1),
+  runnerHealthCheckInterval: Duration.seconds(2)
+} as const
 
 /**
  * @effect/cluster sharding with message and runner storage in PostgreSQL.
@@ -12,8 +32,9 @@ import { AppConfig } from "./AppConfig.js"
  */
 export const ClusterLive = Layer.unwrapEffect(Effect.gen(function*() {
   const config = yield* AppConfig
-  // Persisted messages, singletons and cron are polled; one second keeps background work responsive.
-  const shardingConfig = { entityMessagePollInterval: "1 second" } as const
+  // Persisted messages, singletons and cron are polled; one second keeps background work responsive. The lock
+  // timings also bound how long a lone runner waits to take its shards back after PostgreSQL was unreachable.
+  const shardingConfig = { entityMessagePollInterval: "1 second", ...FAILOVER_TIMINGS } as const
   return config.clusterMode === "single"
     ? SingleRunner.layer({ shardingConfig })
     : NodeClusterSocket.layer({

@@ -10,6 +10,13 @@ import { embeddedPostgres, EmbeddedPostgresRole } from "./EmbeddedPostgres.js"
 const MIGRATION_LOCK = 7_246_118_301
 
 /**
+ * The `application_name` of the process's connections: a socket-mode runner names its address, so that
+ * `pg_stat_activity` and `pg_locks` (the cluster's shard locks are advisory locks) say which runner holds what.
+ */
+export const applicationNameOf = (config: Pick<AppConfig, "clusterMode" | "runnerHost" | "runnerPort">) =>
+  config.clusterMode === "socket" ? `timebank runner ${config.runnerHost}:${config.runnerPort}` : "timebank"
+
+/**
  * PostgreSQL from `DATABASE_URL`, or — when it is unset — the embedded PostgreSQL server kept in `DATA_DIR`, used
  * as this process's EmbeddedPostgresRole says (the API serves it; operator commands share the running one).
  */
@@ -30,7 +37,7 @@ export const SqlLive = Layer.unwrapScoped(Effect.gen(function*() {
       })
     )
   yield* Effect.annotateLogs(Effect.logInfo("database"), { source })
-  return PgClient.layer({ url, maxConnections: config.dbPoolSize, applicationName: "timebank" })
+  return PgClient.layer({ url, maxConnections: config.dbPoolSize, applicationName: applicationNameOf(config) })
 }))
 
 /**
