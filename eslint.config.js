@@ -2,7 +2,7 @@ import effect from "@effect/eslint-plugin"
 import tseslint from "typescript-eslint"
 
 export default tseslint.config(
-  { ignores: ["node_modules/**", ".data/**", "**/dist/**"] },
+  { ignores: ["node_modules/**", ".data/**", "**/dist/**", "packages/client/src/generated/**"] },
   ...tseslint.configs.recommended,
   ...effect.configs.dprint,
   {

@@ -1,0 +1,3 @@
+export * from "./fetchClient.js"
+export * from "./headers.js"
+export * from "./TimebankClient.js"
