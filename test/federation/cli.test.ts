@@ -173,7 +173,7 @@ layer(CliEnv.Live, { excludeTestServices: true, timeout: "90 seconds" })("cli fe
         assert.isString(jsonOf<KeyJson>(revoked).revoked_at)
         assert.notProperty(jsonOf<KeyJson>(revoked), "api_key")
         for (const refused of [elsewhere, oddId]) {
-          assert.strictEqual(refused.code, 1)
+          assert.strictEqual(refused.code, 3)
           assert.strictEqual(jsonOf<Errors>(refused).errors[0]?.code, "NOT_FOUND")
         }
 
@@ -183,7 +183,7 @@ layer(CliEnv.Live, { excludeTestServices: true, timeout: "90 seconds" })("cli fe
           cli("federation", "keys", "list", "--tenant", tenant.slug),
           cli("federation", "keys", "list", "--tenant", tenant.slug, "--status", "active", "--json")
         ], { concurrency: "unbounded" })
-        assert.strictEqual(again.code, 1)
+        assert.strictEqual(again.code, 5)
         assert.match(again.stderr, /^error: ALREADY_REVOKED: /m)
         const [state] = yield* query("SELECT status FROM federation_api_keys WHERE id = $1", [created.id])
         assert.strictEqual(state!["status"], "revoked")
@@ -201,7 +201,7 @@ layer(CliEnv.Live, { excludeTestServices: true, timeout: "90 seconds" })("cli fe
   )
 
   it.effect(
-    "bad input is VALIDATION_ERROR per field (exit 1); an unknown tenant is NOT_FOUND; nothing is stored",
+    "bad input is VALIDATION_ERROR per field (exit 2); an unknown tenant is NOT_FOUND (exit 3); nothing is stored",
     () =>
       Effect.gen(function*() {
         const tenant = yield* newTenant
@@ -240,8 +240,8 @@ layer(CliEnv.Live, { excludeTestServices: true, timeout: "90 seconds" })("cli fe
           ["NOT_FOUND", undefined]
         ]
         runs.forEach((run, i) => {
-          assert.strictEqual(run.code, 1, `${i}: ${run.stdout} ${run.stderr}`)
           const [code, field] = expected[i]!
+          assert.strictEqual(run.code, code === "NOT_FOUND" ? 3 : 2, `${i}: ${run.stdout} ${run.stderr}`)
           assert.deepStrictEqual([jsonOf<Errors>(run).errors[0]?.code, jsonOf<Errors>(run).errors[0]?.field], [
             code,
             field
@@ -389,11 +389,11 @@ layer(CliEnv.Live, { excludeTestServices: true, timeout: "90 seconds" })(
           assert.strictEqual(many.code, 0, many.stderr)
           assert.strictEqual(new Set(jsonOf<Array<PartnerJson>>(many).map((p) => p.id)).size, 101)
 
-          assert.strictEqual(badStatus.code, 1)
+          assert.strictEqual(badStatus.code, 2)
           assert.deepStrictEqual(jsonOf<Errors>(badStatus).errors.map((e) => [e.code, e.field]), [
             ["VALIDATION_ERROR", "status"]
           ])
-          assert.strictEqual(noTenant.code, 1)
+          assert.strictEqual(noTenant.code, 3)
           assert.strictEqual(jsonOf<Errors>(noTenant).errors[0]?.code, "NOT_FOUND")
         }),
       TIMEOUT
@@ -473,12 +473,12 @@ layer(CliEnv.Live, { excludeTestServices: true, timeout: "90 seconds" })(
             cli("federation", "deliveries", "retry", "999999999", "--json"),
             cli("federation", "deliveries", "retry", "abc", "--json")
           ], { concurrency: "unbounded" })
-          assert.strictEqual(again.code, 1)
+          assert.strictEqual(again.code, 5)
           assert.strictEqual(jsonOf<Errors>(again).errors[0]?.code, "INVALID_STATE")
-          assert.strictEqual(againText.code, 1)
+          assert.strictEqual(againText.code, 5)
           assert.match(againText.stderr, /^error: INVALID_STATE: The delivery was delivered already$/m)
           for (const run of [unknown, notAnId]) {
-            assert.strictEqual(run.code, 1)
+            assert.strictEqual(run.code, 3)
             assert.strictEqual(jsonOf<Errors>(run).errors[0]?.code, "NOT_FOUND")
           }
           assert.strictEqual(receiver.received.length, 3)

@@ -12,7 +12,7 @@ import { timeoverflowPeer } from "./peers/timeoverflowPeer.js"
 
 /**
  * `federation partners diagnose ID --tenant …` (decisions D16): the same checks as the admin route, printed as a
- * table (or the route's `data` with `--json`), exit 1 when one fails.
+ * table (or the route's `data` with `--json`), exit 4 when one fails.
  */
 
 interface CliRun {
@@ -65,7 +65,7 @@ const TIMEOUT = 300_000
 
 layer(CliEnv.Live, { excludeTestServices: true, timeout: "90 seconds" })("cli federation partners diagnose", (it) => {
   it.scoped(
-    "prints each check with the partner's answer; exit 0 when all hold, 1 when one fails; other tenants' 404",
+    "prints each check with the partner's answer; exit 0 when all hold, 4 when one fails; other tenants' 404",
     () =>
       Effect.gen(function*() {
         const [tenant, other] = yield* Effect.all([newTenant, newTenant], { concurrency: "unbounded" })
@@ -109,7 +109,7 @@ layer(CliEnv.Live, { excludeTestServices: true, timeout: "90 seconds" })("cli fe
         assert.match(lines[4]!, /^clock_skew\s+ok\s+Date: /)
         assert.strictEqual(lines[5], `partner ${good.id} in tenant ${tenant.id} "${tenant.slug}": every check passed`)
 
-        assert.strictEqual(failing.code, 1, failing.stderr)
+        assert.strictEqual(failing.code, 4, failing.stderr)
         assert.match(
           failing.stdout,
           /auth\s+FAILED\s+HTTP 401: \{"error":"Unauthorized","message":"Invalid or expired API key"\}/
@@ -120,7 +120,7 @@ layer(CliEnv.Live, { excludeTestServices: true, timeout: "90 seconds" })("cli fe
         }
 
         for (const refused of [foreign, odd]) {
-          assert.strictEqual(refused.code, 1)
+          assert.strictEqual(refused.code, 3)
           assert.strictEqual(jsonOf<Errors>(refused).errors[0]?.code, "NOT_FOUND")
         }
         // Nothing changed: diagnose never activates.

@@ -2,21 +2,13 @@ import { assert, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import pg from "pg"
-import { runCli } from "../fixtures/processes.js"
+import { type Errors, jsonOf, runInProcess } from "../cli/inProcess.js"
 import { freshDatabase } from "../fixtures/TestDatabase.js"
 
-interface CliRun {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
+// In-process, as test/cli/ runs commands: test/cli.test.ts covers the CLI as a process of its own.
+const TIMEOUT = 120_000
 
-// Every command is a process of its own that starts, migrates and stops: seconds each.
-const TIMEOUT = 240_000
-
-const cli = (databaseUrl: string, ...args: Array<string>) => runCli({ DATABASE_URL: databaseUrl }, ...args)
-const jsonOf = <A>(run: CliRun): A => JSON.parse(run.stdout) as A
-type Errors = { readonly errors: ReadonlyArray<{ code: string; message: string; field?: string }> }
+const cli = (databaseUrl: string, ...args: Array<string>) => runInProcess(databaseUrl, ...args)
 
 class CliDatabase extends Context.Tag("CliDatabase")<CliDatabase, string>() {
   static readonly Live = Layer.scoped(CliDatabase, Effect.map(freshDatabase, (db) => db.url))
@@ -33,7 +25,7 @@ const query = (db: string, text: string, values: Array<unknown> = []) =>
     }
   })
 
-layer(CliDatabase.Live, { excludeTestServices: true, timeout: "240 seconds" })("cli jobs commands", (it) => {
+layer(CliDatabase.Live, { excludeTestServices: true, timeout: "120 seconds" })("cli jobs commands", (it) => {
   it.effect(
     "jobs list shows every job; jobs run NAME --tenant SLUG runs it for that tenant and prints the run",
     () =>
@@ -94,7 +86,7 @@ layer(CliDatabase.Live, { excludeTestServices: true, timeout: "240 seconds" })("
   )
 
   it.effect(
-    "a run prints one line; an unknown job or tenant is NOT_FOUND (exit 1); missing arguments exit 2",
+    "a run prints one line; an unknown job or tenant is NOT_FOUND (exit 3); missing arguments exit 2",
     () =>
       Effect.gen(function*() {
         const db = yield* CliDatabase
@@ -111,7 +103,7 @@ layer(CliDatabase.Live, { excludeTestServices: true, timeout: "240 seconds" })("
           /^run \d+ of tokens\.purge for tenant "platform": succeeded, 0 item\(s\), [\d.]+ s\n$/
         )
         for (const [run, what] of [[job, "Job"], [tenant, "Tenant"]] as const) {
-          assert.strictEqual(run.code, 1, run.stderr)
+          assert.strictEqual(run.code, 3, run.stderr)
           assert.deepStrictEqual(jsonOf<Errors>(run).errors, [{ code: "NOT_FOUND", message: `${what} not found` }])
         }
         for (const run of [noTenant, noName]) {

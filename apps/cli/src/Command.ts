@@ -1,67 +1,73 @@
-import type { SqlClient } from "@effect/sql"
 import type {
   AlreadyExists,
   AlreadyRevoked,
   FederationStateConflict,
+  Forbidden,
   NotFound,
   ValidationFailed
 } from "@timebank/domain"
-import type {
-  ApiKeysService,
-  DeliveriesService,
-  JobsOperator,
-  LedgerVerify,
-  PartnersService,
-  TenantService,
-  UserAccounts
-} from "@timebank/server"
 import type { Effect } from "effect"
+import type { ExitCode } from "./ExitCode.js"
+import type { Needs } from "./Layers.js"
+import type { Progress } from "./Progress.js"
+import type { Terminal } from "./Terminal.js"
 
-/** The failures an operator is told about in words (exit 1); anything else is a bug. */
-export type CommandError = ValidationFailed | AlreadyExists | NotFound | AlreadyRevoked | FederationStateConflict
+/** The refusals an operator is told about in words; each carries its HTTP status, which picks the exit status. */
+export type CommandError =
+  | ValidationFailed
+  | AlreadyExists
+  | NotFound
+  | AlreadyRevoked
+  | FederationStateConflict
+  | Forbidden
 
-/** What a command produced: the document `--json` prints, and the text printed otherwise. */
+/** What a command produced: the document `--json` prints, and the text printed otherwise (none: nothing). */
 export interface Output {
   readonly json: unknown
-  readonly text: string
-  /** A check that ran but found problems exits non-zero with its report. */
-  readonly exitCode?: number
+  readonly text?: string
+  /** A check that ran but found problems exits with its report and this status. */
+  readonly exitCode?: ExitCode
 }
 
 export type Flags = { readonly [name: string]: string | boolean | undefined }
 
-/**
- * What a command runs on: `database` is the bare SQL client (so `migrate` can see which migrations it ran itself),
- * `services` the migrated platform with the shared services, `none` nothing.
- */
-export interface Needs {
-  readonly database: SqlClient.SqlClient
-  readonly services: TenantService | UserAccounts | LedgerVerify
-  /** The shared services and federation's, which read the secrets key (so only these commands touch it). */
-  readonly federation:
-    | TenantService
-    | UserAccounts
-    | LedgerVerify
-    | ApiKeysService
-    | PartnersService
-    | DeliveriesService
-  /** The shared services, every feature's registered jobs and their runner (`jobs list`, `jobs run`). */
-  readonly jobs: TenantService | UserAccounts | LedgerVerify | JobsOperator
-  /** No database at all (key generation and the like). */
-  readonly none: never
+/** An option of a command, as it is parsed and as `--help` shows it. */
+export interface OptionSpec {
+  readonly name: string
+  readonly type: "string" | "boolean"
+  /** The value as the usage shows it: `ID|SLUG`. */
+  readonly value?: string
+  readonly description: string
+  readonly required?: boolean
 }
+
+export interface Argument {
+  readonly name: string
+  readonly description: string
+}
+
+/** What every command may use besides what it needs: where output goes, and progress bars. */
+export type CommandContext = Terminal | Progress
 
 export interface Command<K extends keyof Needs = keyof Needs> {
   /** The words that name it, such as `tenant create`. */
   readonly name: string
   readonly summary: string
-  /** Its arguments and flags as the usage text shows them. */
-  readonly synopsis: string
-  readonly positionals: ReadonlyArray<string>
-  readonly flags: ReadonlyArray<string>
-  readonly requiredFlags?: ReadonlyArray<string>
+  /** More about it, shown by `--help`. */
+  readonly details?: string
+  readonly positionals: ReadonlyArray<Argument>
+  readonly options: ReadonlyArray<OptionSpec>
+  /** Command lines shown by `--help`, after `npm run cli -- `. */
+  readonly examples: ReadonlyArray<string>
+  /** What some exit statuses mean for this command, shown beside the shared table. */
+  readonly exits?: ReadonlyArray<readonly [ExitCode, string]>
+  /** A usage problem the option types do not catch (two options that exclude each other, ...). */
+  readonly check?: (flags: Flags) => string | undefined
   readonly needs: K
-  readonly run: (positionals: ReadonlyArray<string>, flags: Flags) => Effect.Effect<Output, CommandError, Needs[K]>
+  readonly run: (
+    positionals: ReadonlyArray<string>,
+    flags: Flags
+  ) => Effect.Effect<Output, CommandError, Needs[K] | CommandContext>
 }
 
 export type AnyCommand =

@@ -1,21 +1,14 @@
-import {
-  AlreadyExists,
-  AlreadyRevoked,
-  type ErrorEntry,
-  FederationStateConflict,
-  NotFound,
-  type Tenant,
-  TenantDetails,
-  ValidationFailed
-} from "@timebank/domain"
+import { type ErrorEntry, type Tenant, TenantDetails, ValidationFailed } from "@timebank/domain"
 import { toDetails } from "@timebank/server"
 import { Schema } from "effect"
 import type { CommandError } from "./Command.js"
+import { ExitCode, exitCodeOfStatus } from "./ExitCode.js"
 
 /** A tenant as `--json` prints it: the super-admin API's shape, features and settings with defaults applied. */
 export const tenantJson = (t: Tenant) => Schema.encodeSync(TenantDetails)(toDetails(t))
 
-export const tenantLine = (t: Tenant) => `tenant ${t.id} "${t.slug}" (${t.name}, ${t.status})`
+export const tenantLine = (t: Pick<Tenant, "id" | "slug" | "name" | "status">) =>
+  `tenant ${t.id} "${t.slug}" (${t.name}, ${t.status})`
 
 export const tenantTable = (tenants: ReadonlyArray<Tenant>) =>
   table(
@@ -28,27 +21,38 @@ export const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<Readonl
   return [header, ...rows].map((row) => row.map((cell, i) => cell.padEnd(widths[i]!)).join("  ").trimEnd()).join("\n")
 }
 
-/** The D1 envelope entries of a domain error: one per validation issue. */
-export const errorEntries = (error: CommandError): ReadonlyArray<ErrorEntry> => {
-  switch (error._tag) {
-    case "ValidationFailed":
-      return error.issues.map((issue) => entry(ValidationFailed.code, issue.message, issue.field))
-    case "AlreadyExists":
-      return [entry(AlreadyExists.code, error.message, error.field)]
-    case "NotFound":
-      return [entry(NotFound.code, error.message, error.field)]
-    case "AlreadyRevoked":
-      return [entry(AlreadyRevoked.code, error.message, error.field)]
-    case "FederationStateConflict":
-      return [entry(FederationStateConflict.code, error.message, error.field)]
-  }
+/** `label: value` lines, the values aligned. */
+export const fields = (rows: ReadonlyArray<readonly [string, string]>) => {
+  const width = Math.max(...rows.map(([label]) => label.length)) + 1
+  return rows.map(([label, value]) => `${`${label}:`.padEnd(width)} ${value}`).join("\n")
 }
+
+/** A domain error's class: its envelope code and HTTP status (decisions D1). */
+interface ErrorClass {
+  readonly code: string
+  readonly status: number
+}
+
+const classOf = (error: CommandError) => error.constructor as unknown as ErrorClass
+
+/** The D1 envelope entries of a domain error: one per validation issue. */
+export const errorEntries = (error: CommandError): ReadonlyArray<ErrorEntry> =>
+  error._tag === "ValidationFailed"
+    ? error.issues.map((issue) => entry(ValidationFailed.code, issue.message, issue.field))
+    : [entry(classOf(error).code, error.message, error.field)]
+
+/** The exit status of a refusal: by the HTTP status the error carries. */
+export const errorExitCode = (error: CommandError): ExitCode =>
+  error._tag === "ValidationFailed" ? ExitCode.usage : exitCodeOfStatus(classOf(error).status)
 
 const entry = (code: string, message: string, field: string | undefined): ErrorEntry =>
   field === undefined ? { code, message } : { code, message, field }
 
 export const errorLine = (e: ErrorEntry) => `error: ${e.code}: ${e.message}${e.field ? ` (field ${e.field})` : ""}`
 
-export const isCommandError = (u: unknown): u is CommandError =>
-  u instanceof ValidationFailed || u instanceof AlreadyExists || u instanceof NotFound || u instanceof AlreadyRevoked ||
-  u instanceof FederationStateConflict
+/** A domain error the operator is told about: a tagged error whose class carries an envelope code and a status. */
+export const isCommandError = (u: unknown): u is CommandError => {
+  if (typeof u !== "object" || u === null || !("_tag" in u)) return false
+  const cls = u.constructor as Partial<ErrorClass> | undefined
+  return typeof cls?.code === "string" && typeof cls.status === "number"
+}

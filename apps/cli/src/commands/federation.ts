@@ -4,7 +4,6 @@ import {
   CreatedApiKey,
   CurrentTenant,
   FederationPartner,
-  NotFound,
   PartnerDiagnosis,
   PartnerStatus,
   type Tenant,
@@ -13,9 +12,10 @@ import {
 } from "@timebank/domain"
 import { ApiKeysService, DeliveriesService, PartnersService } from "@timebank/server"
 import { DateTime, Effect, Record as Rec, Schema } from "effect"
-import type { AnyCommand, Command, Flags } from "../Command.js"
+import type { AnyCommand, Command, Flags, OptionSpec } from "../Command.js"
+import { ExitCode } from "../ExitCode.js"
+import { allPages, findTenant, idOf, tenantOption } from "../Operator.js"
 import { table } from "../Render.js"
-import { findTenant } from "./user.js"
 
 /**
  * `federation …` (decisions D3, D13): what operators do for a community's federation, through the same services and
@@ -60,20 +60,33 @@ const inTenant = (flags: Flags) => <A, E, R>(f: (tenant: Tenant) => Effect.Effec
 
 const tenantLabel = (t: Tenant) => `tenant ${t.id} "${t.slug}"`
 
-/** Ids that are not positive integers name nothing (decisions D1). */
-const idOr = (id: string, what: string) =>
-  /^[1-9][0-9]*$/.test(id) && Number.isSafeInteger(Number(id))
-    ? Effect.succeed(Number(id))
-    : Effect.fail(NotFound.of(what))
+const option = (name: string, value: string, description: string): OptionSpec => ({
+  name,
+  type: "string",
+  value,
+  description
+})
+
+const idArgument = (what: string) => ({ name: "ID", description: `the ${what}'s id` })
 
 export const federationKeysCreate: Command<"federation"> = {
   name: "federation keys create",
   summary: "issue an inbound federation API key (the key and its signing secret are shown only now)",
-  synopsis:
-    "--tenant ID|SLUG --name N --scopes S[,S…]\n[--partner ID] [--rate-limit N] [--signing] [--expires-at ISO-8601]",
   positionals: [],
-  flags: ["tenant", "name", "scopes", "partner", "rate-limit", "signing", "expires-at"],
-  requiredFlags: ["tenant", "name", "scopes"],
+  options: [
+    tenantOption,
+    { ...option("name", "N", "a name for people"), required: true },
+    { ...option("scopes", "S[,S…]", "what the key may do, separated by commas or spaces"), required: true },
+    option("partner", "ID", "the partner platform the key belongs to"),
+    option("rate-limit", "N", "requests per minute it may make"),
+    { name: "signing", type: "boolean", description: "also issue a signing secret: its requests must be signed" },
+    option("expires-at", "ISO-8601", "when it stops working")
+  ],
+  examples: [
+    "federation keys create --tenant demo --name \"Partner X\" --scopes members:read,listings:read --signing",
+    "federation keys create --tenant 7 --name Sync --scopes groups:read --expires-at 2027-01-01T00:00:00Z --json"
+  ],
+  exits: [[ExitCode.notFound, "no such tenant or partner"]],
   needs: "federation",
   run: (_, flags) =>
     inTenant(flags)((tenant) =>
@@ -101,28 +114,13 @@ export const federationKeysCreate: Command<"federation"> = {
 
 const LIST_PAGE = 100
 
-/** Every page of an admin (offset) list, {@link LIST_PAGE} items at a time. */
-const allPages = <A, E, R>(
-  fetch: (
-    page: number
-  ) => Effect.Effect<{ readonly data: ReadonlyArray<A>; readonly meta: { readonly has_more: boolean } }, E, R>
-) =>
-  Effect.gen(function*() {
-    const all: Array<A> = []
-    for (let page = 1;; page++) {
-      const { data, meta } = yield* fetch(page)
-      all.push(...data)
-      if (!meta.has_more) return all
-    }
-  })
-
 export const federationKeysList: Command<"federation"> = {
   name: "federation keys list",
   summary: "list a tenant's inbound federation API keys, newest first (no secrets)",
-  synopsis: "--tenant ID|SLUG [--status active|revoked]",
   positionals: [],
-  flags: ["tenant", "status"],
-  requiredFlags: ["tenant"],
+  options: [tenantOption, option("status", "active|revoked", "only keys with this status")],
+  examples: ["federation keys list --tenant demo", "federation keys list --tenant 7 --status active --json"],
+  exits: [[ExitCode.notFound, "no such tenant"]],
   needs: "federation",
   run: (_, flags) =>
     inTenant(flags)(() =>
@@ -132,8 +130,9 @@ export const federationKeysList: Command<"federation"> = {
         if (status !== undefined && !Schema.is(ApiKeyStatus)(status)) {
           return yield* ValidationFailed.field("status", "must be active or revoked")
         }
-        const all = yield* allPages((page) =>
-          keys.operator.list({ page, per_page: LIST_PAGE, ...(status === undefined ? {} : { status }) })
+        const all = yield* allPages(
+          "API keys",
+          (page) => keys.operator.list({ page, per_page: LIST_PAGE, ...(status === undefined ? {} : { status }) })
         )
         return { json: all.map(keyJson), text: all.length === 0 ? "no API keys" : keysTable(all) }
       })
@@ -143,15 +142,18 @@ export const federationKeysList: Command<"federation"> = {
 export const federationKeysRevoke: Command<"federation"> = {
   name: "federation keys revoke",
   summary: "revoke an inbound federation API key: it is refused from now on",
-  synopsis: "ID --tenant ID|SLUG",
-  positionals: ["ID"],
-  flags: ["tenant"],
-  requiredFlags: ["tenant"],
+  positionals: [idArgument("key")],
+  options: [tenantOption],
+  examples: ["federation keys revoke 12 --tenant demo", "federation keys revoke 12 --tenant 7 --json"],
+  exits: [
+    [ExitCode.notFound, "no such tenant, or no such key in it"],
+    [ExitCode.refused, "ALREADY_REVOKED: the key was revoked before"]
+  ],
   needs: "federation",
   run: ([id], flags) =>
     inTenant(flags)((tenant) =>
       Effect.gen(function*() {
-        const keyId = yield* idOr(id!, "API key")
+        const keyId = yield* idOf(id!, "API key")
         const key = yield* Effect.flatMap(ApiKeysService, (keys) => keys.operator.revoke(keyId))
         return { json: keyJson(key), text: `revoked ${keyLine(key)} in ${tenantLabel(tenant)}` }
       })
@@ -182,10 +184,10 @@ const partnersTable = (partners: ReadonlyArray<FederationPartner>) =>
 export const federationPartnersList: Command<"federation"> = {
   name: "federation partners list",
   summary: "list a tenant's partner platforms, newest first (which credentials are set, never their values)",
-  synopsis: "--tenant ID|SLUG [--status pending|active|suspended|failed]",
   positionals: [],
-  flags: ["tenant", "status"],
-  requiredFlags: ["tenant"],
+  options: [tenantOption, option("status", "pending|active|suspended|failed", "only partners with this status")],
+  examples: ["federation partners list --tenant demo", "federation partners list --tenant 7 --status active --json"],
+  exits: [[ExitCode.notFound, "no such tenant"]],
   needs: "federation",
   run: (_, flags) =>
     inTenant(flags)(() =>
@@ -195,8 +197,9 @@ export const federationPartnersList: Command<"federation"> = {
         if (status !== undefined && !Schema.is(PartnerStatus)(status)) {
           return yield* ValidationFailed.field("status", "must be pending, active, suspended or failed")
         }
-        const all = yield* allPages((page) =>
-          partners.operator.list({ page, per_page: LIST_PAGE, ...(status === undefined ? {} : { status }) })
+        const all = yield* allPages(
+          "partners",
+          (page) => partners.operator.list({ page, per_page: LIST_PAGE, ...(status === undefined ? {} : { status }) })
         )
         return { json: all.map(partnerJson), text: all.length === 0 ? "no partners" : partnersTable(all) }
       })
@@ -205,17 +208,19 @@ export const federationPartnersList: Command<"federation"> = {
 
 export const federationPartnersDiagnose: Command<"federation"> = {
   name: "federation partners diagnose",
-  summary: "run a partner's connection checks and print what it answered to each (changes nothing); exit 1 when " +
-    "one fails",
-  synopsis: "ID --tenant ID|SLUG",
-  positionals: ["ID"],
-  flags: ["tenant"],
-  requiredFlags: ["tenant"],
+  summary: "run a partner's connection checks and print what it answered to each (changes nothing)",
+  positionals: [idArgument("partner")],
+  options: [tenantOption],
+  examples: ["federation partners diagnose 3 --tenant demo", "federation partners diagnose 3 --tenant 7 --json"],
+  exits: [
+    [ExitCode.notFound, "no such tenant, or no such partner in it"],
+    [ExitCode.checkFailed, "a check failed (see its detail)"]
+  ],
   needs: "federation",
   run: ([id], flags) =>
     inTenant(flags)((tenant) =>
       Effect.gen(function*() {
-        const partnerId = yield* idOr(id!, "Partner")
+        const partnerId = yield* idOf(id!, "Partner")
         const diagnosis = yield* Effect.flatMap(PartnersService, (partners) => partners.operator.diagnose(partnerId))
         const failed = diagnosis.checks.filter((c) => !c.ok).length
         return {
@@ -228,7 +233,7 @@ export const federationPartnersDiagnose: Command<"federation"> = {
             `partner ${partnerId} in ${tenantLabel(tenant)}: ` +
             (diagnosis.ok ? "every check passed" : `${failed} of ${diagnosis.checks.length} checks failed`)
           ].join("\n"),
-          exitCode: diagnosis.ok ? 0 : 1
+          exitCode: diagnosis.ok ? ExitCode.ok : ExitCode.checkFailed
         }
       })
     )
@@ -247,13 +252,14 @@ const deliveryText = (d: WebhookDelivery) =>
 export const federationDeliveriesRetry: Command<"federation"> = {
   name: "federation deliveries retry",
   summary: "send a dead or retrying outbound webhook delivery once now, and show it afterwards",
-  synopsis: "DELIVERY_ID",
-  positionals: ["DELIVERY_ID"],
-  flags: [],
+  positionals: [{ name: "DELIVERY_ID", description: "the delivery's id (the admin webhook deliveries list shows it)" }],
+  options: [],
+  examples: ["federation deliveries retry 81", "federation deliveries retry 81 --json"],
+  exits: [[ExitCode.notFound, "no such delivery"]],
   needs: "federation",
   run: ([id]) =>
     Effect.gen(function*() {
-      const deliveryId = yield* idOr(id!, "Delivery")
+      const deliveryId = yield* idOf(id!, "Delivery")
       const delivery = yield* Effect.flatMap(DeliveriesService, (deliveries) => deliveries.retryDelivery(deliveryId))
       return { json: Schema.encodeSync(WebhookDelivery)(delivery), text: deliveryText(delivery) }
     })

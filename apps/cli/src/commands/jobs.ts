@@ -1,7 +1,9 @@
 import { type JobRun, JobRun as JobRunSchema } from "@timebank/domain"
 import { JobsOperator } from "@timebank/server"
 import { DateTime, Effect, Schema } from "effect"
-import type { Command } from "../Command.js"
+import type { AnyCommand, Command } from "../Command.js"
+import { ExitCode } from "../ExitCode.js"
+import { tenantOption } from "../Operator.js"
 import { table } from "../Render.js"
 
 const runLine = (run: JobRun, slug: string) => {
@@ -15,9 +17,9 @@ const runLine = (run: JobRun, slug: string) => {
 export const jobsList: Command<"jobs"> = {
   name: "jobs list",
   summary: "list the background jobs and their schedules",
-  synopsis: "",
   positionals: [],
-  flags: [],
+  options: [],
+  examples: ["jobs list", "jobs list --json"],
   needs: "jobs",
   run: () =>
     Effect.map(Effect.flatMap(JobsOperator, (jobs) => jobs.list), (list) => ({
@@ -31,11 +33,16 @@ export const jobsList: Command<"jobs"> = {
 
 export const jobsRun: Command<"jobs"> = {
   name: "jobs run",
-  summary: "run a job now for one tenant and print the run (exit 1 when it failed)",
-  synopsis: "NAME --tenant SLUG|ID",
-  positionals: ["NAME"],
-  flags: ["tenant"],
-  requiredFlags: ["tenant"],
+  summary: "run a job now for one tenant, wait for its end and print the run",
+  details: "The run is recorded (trigger cli) as a scheduled one would be. A run of the same job for the same " +
+    "tenant that is going on already is waited for instead of started twice.",
+  positionals: [{ name: "NAME", description: "the job, as jobs list names it (tokens.purge, ...)" }],
+  options: [tenantOption],
+  examples: ["jobs run tokens.purge --tenant demo", "jobs run tokens.purge --tenant 7 --json"],
+  exits: [
+    [ExitCode.failed, "the run failed (its error is in the output)"],
+    [ExitCode.notFound, "no such job, or no such tenant"]
+  ],
   needs: "jobs",
   run: ([name], flags) =>
     Effect.gen(function*() {
@@ -44,7 +51,9 @@ export const jobsRun: Command<"jobs"> = {
       return {
         json: Schema.encodeSync(JobRunSchema)(run),
         text: runLine(run, tenant.slug) + note,
-        exitCode: run.status === "failed" ? 1 : 0
+        exitCode: run.status === "failed" ? ExitCode.failed : ExitCode.ok
       }
     })
 }
+
+export const jobsCommands: ReadonlyArray<AnyCommand> = [jobsList, jobsRun]
