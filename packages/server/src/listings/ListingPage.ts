@@ -109,7 +109,7 @@ export type ListingJson = typeof Listing.Encoded
 /**
  * A row as the listing's JSON. The row was decoded at the repo boundary, so every field already has the type the
  * contract gives it: the item is written once here instead of being built as a class and encoded through its
- * schema again (test/listingPage.test.ts holds the two to the same bytes).
+ * schema again (test/listPageJson.test.ts holds the two to the same bytes).
  */
 export const listingJson = (row: ListingPageRow): ListingJson => ({
   id: row.id,

@@ -84,7 +84,7 @@ export type DirectoryItemJson = typeof DirectoryOrganisation.Encoded
 /**
  * A row as the item's JSON. The row was decoded at the repo boundary, so every field already has the type the
  * contract gives it: the item is written once here instead of being built as a class and encoded through its
- * schema again (test/directoryPage.test.ts holds the two to the same bytes).
+ * schema again (test/listPageJson.test.ts holds the two to the same bytes).
  */
 export const directoryItemJson = (row: DirectoryPageRow): DirectoryItemJson => ({
   id: row.id,
