@@ -1,6 +1,6 @@
 import { RunnerAddress, SingleRunner } from "@effect/cluster"
 import { NodeClusterSocket } from "@effect/platform-node"
-import { Cause, Chunk, Duration, Effect, Layer, Option } from "effect"
+import { Duration, Effect, Layer, Option } from "effect"
 import { AppConfig } from "./AppConfig.js"
 
 /**
@@ -30,34 +30,18 @@ export const FAILOVER_TIMINGS = {
  * - `CLUSTER_MODE=socket`: this process is one of several runners on one PostgreSQL, reachable by the others at
  *   `RUNNER_HOST:RUNNER_PORT`; entities are spread over all runners and any process can message any entity.
  */
-/**
- * Runners that start together on a fresh database race on the cluster's own `CREATE TABLE IF NOT EXISTS` (built
- * with its storage, outside our migration lock), and PostgreSQL refuses the loser with 42P07 (relation exists) or
- * 23505 (its row type exists). The loser builds again and finds the tables.
- */
-const isTableCreationRace = (cause: Cause.Cause<unknown>) =>
-  Chunk.some(Chunk.appendAll(Cause.defects(cause), Cause.failures(cause)), (error) => {
-    const code = (error as { readonly cause?: { readonly code?: unknown } } | null)?.cause?.code
-    return code === "42P07" || code === "23505"
-  })
-
-const buildingAgainOnTableRace = <A, E, R>(layer: Layer.Layer<A, E, R>): Layer.Layer<A, E, R> =>
-  Layer.catchAllCause(layer, (cause) => isTableCreationRace(cause) ? layer : Layer.failCause(cause))
-
 export const ClusterLive = Layer.unwrapEffect(Effect.gen(function*() {
   const config = yield* AppConfig
   // Persisted messages, singletons and cron are polled; one second keeps background work responsive. The lock
   // timings also bound how long a lone runner waits to take its shards back after PostgreSQL was unreachable.
   const shardingConfig = { entityMessagePollInterval: "1 second", ...FAILOVER_TIMINGS } as const
-  return buildingAgainOnTableRace(
-    config.clusterMode === "single"
-      ? SingleRunner.layer({ shardingConfig })
-      : NodeClusterSocket.layer({
-        storage: "sql",
-        shardingConfig: {
-          ...shardingConfig,
-          runnerAddress: Option.some(RunnerAddress.make(config.runnerHost, config.runnerPort))
-        }
-      })
-  )
+  return config.clusterMode === "single"
+    ? SingleRunner.layer({ shardingConfig })
+    : NodeClusterSocket.layer({
+      storage: "sql",
+      shardingConfig: {
+        ...shardingConfig,
+        runnerAddress: Option.some(RunnerAddress.make(config.runnerHost, config.runnerPort))
+      }
+    })
 }))
