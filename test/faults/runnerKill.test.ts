@@ -55,7 +55,7 @@ describe("a runner killed (SIGKILL) under RSVP and transfer load, two API proces
         const [a, b] = yield* Effect.all([
           apiProcess(d, { socket: true, runnerPort: portA }),
           apiProcess(d, { socket: true, runnerPort: portB })
-        ], { concurrency: 2 })
+        ]) // one after the other: runners on a fresh database must not start together (decisions, "Several runners")
         const victim = b.runner!
         const survivor = a.runner!
         const ops = yield* Layer.build(operatorOn(d, a))
