@@ -1,5 +1,6 @@
 import { SqlClient, type Statement } from "@effect/sql"
 import { Effect, Schema } from "effect"
+import { preparedRead, PreparedReads } from "../platform/PreparedReads.js"
 import { DbDate, DbInt, decodeFirst, decodeSingle } from "../platform/SqlRows.js"
 import { dieOnSqlError } from "../platform/TenantSql.js"
 import { UserRow } from "./UserRecord.js"
@@ -21,6 +22,21 @@ export const RefreshRow = Schema.Struct({
 export type RefreshRow = typeof RefreshRow.Type
 
 const firstSessionUser = decodeFirst(SessionUserRow)
+
+/**
+ * The user columns by name, not `u.*`: a prepared `u.*` fixes its column list when first planned, so a migration
+ * adding a column under a running process would break it.
+ */
+const userColumns = Object.keys(UserRow.fields).map((column) => `u.${column}`).join(", ")
+
+/** The user and session behind an access token (`$1`, its hash): the bearer lookup of every request. */
+const USER_BY_ACCESS_TOKEN = preparedRead(`
+  SELECT ${userColumns}, s.id AS session_id, s.impersonator_id
+  FROM access_tokens t
+  JOIN auth_sessions s ON s.id = t.session_id
+  JOIN users u ON u.id = s.user_id
+  WHERE t.token_hash = $1 AND t.expires_at > now()
+    AND s.revoked_at IS NULL AND s.expires_at > now() AND u.deleted_at IS NULL`)
 const firstRefresh = decodeFirst(RefreshRow)
 const insertedId = decodeSingle(Schema.Struct({ id: DbInt }))
 
@@ -38,8 +54,10 @@ export interface NewSession {
  * hash; the caller compares the tenant with the request's.
  */
 export class SessionRepo extends Effect.Service<SessionRepo>()("SessionRepo", {
+  dependencies: [PreparedReads.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const prepared = yield* PreparedReads
 
     const activeUserBy = (condition: Statement.Fragment) =>
       sql`
@@ -73,10 +91,8 @@ export class SessionRepo extends Effect.Service<SessionRepo>()("SessionRepo", {
           SELECT ${refresh?.hash ?? ""}, ${sessionId}, now() + make_interval(secs => ${refresh?.seconds ?? 0})
           WHERE ${refresh !== null}`.pipe(Effect.asVoid, dieOnSqlError),
 
-      userByAccessToken: (hash: string) =>
-        activeUserBy(
-          sql`s.id = (SELECT session_id FROM access_tokens WHERE token_hash = ${hash} AND expires_at > now())`
-        ),
+      /** Prepared: it runs on every authenticated request, and planning it cost more than running it. */
+      userByAccessToken: (hash: string) => prepared.untenanted(USER_BY_ACCESS_TOKEN, [hash]).pipe(firstSessionUser),
 
       userBySessionCookie: (hash: string) => activeUserBy(sql`s.cookie_token_hash = ${hash}`),
 

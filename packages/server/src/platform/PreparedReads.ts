@@ -5,7 +5,7 @@ import { createHash } from "node:crypto"
 import { AppConfig } from "./AppConfig.js"
 import { dieOnSqlError, TenantSql } from "./TenantSql.js"
 
-/** A read the hot public lists run as a named prepared statement: its SQL, with `$1` the tenant id. */
+/** A hot read run as a named prepared statement: its SQL, with `$1` the tenant id (unless it names no tenant). */
 export interface PreparedRead {
   readonly name: string
   readonly text: string
@@ -58,6 +58,13 @@ export class PreparedReads extends Effect.Service<PreparedReads>()("PreparedRead
         ? db.query((tenantId) => sql.unsafe(read.text, [tenantId, ...values]))
         : Effect.flatMap(CurrentTenant, (tenant) => named(read, [tenant.id, ...values])).pipe(dieOnSqlError)
 
-    return { rows } as const
+    /**
+     * The rows of a read that names no tenant (a token lookup: the token names its tenant, which the caller
+     * compares with the request's), with `values` from `$1`. SQL failures are defects.
+     */
+    const untenanted = (read: PreparedRead, values: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<unknown>> =>
+      named(read, values).pipe(dieOnSqlError)
+
+    return { rows, untenanted } as const
   })
 }) {}
