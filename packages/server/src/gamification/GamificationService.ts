@@ -25,10 +25,12 @@ export class GamificationService extends Effect.Service<GamificationService>()("
 
     const badgesOf = (userId: number) => Effect.map(awards.ofMember(userId), (rows) => rows.map(awardView))
 
+    // Badges first: an event's points and the badges they earn commit together, so points read after the badges
+    // include those of every badge shown (read the other way round, a commit in between showed a badge at 0 XP).
     const summaryOf = (userId: number) =>
       Effect.map(
-        Effect.all([xp.totalOf(userId), badgesOf(userId)]),
-        ([points, badges]): GamificationSummary => ({ user_id: userId, xp: points, ...progressOf(points), badges })
+        Effect.all([badgesOf(userId), xp.totalOf(userId)]),
+        ([badges, points]): GamificationSummary => ({ user_id: userId, xp: points, ...progressOf(points), badges })
       )
 
     const mine = Effect.flatMap(CurrentUser, (me) => summaryOf(me.userId)).pipe(Effect.withSpan("Gamification.me"))
