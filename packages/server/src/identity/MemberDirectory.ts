@@ -6,9 +6,20 @@ import {
   type UserStatus,
   ValidationFailed
 } from "@timebank/domain"
-import { Effect, Option } from "effect"
-import { canSignIn } from "./UserRecord.js"
-import { UserRepo } from "./UserRepo.js"
+import { Effect, Option, Schema } from "effect"
+import { preparedRead, PreparedReads } from "../platform/PreparedReads.js"
+import { decodeFirst } from "../platform/SqlRows.js"
+import { canSignIn, UserRow } from "./UserRecord.js"
+
+/** What "is this a member here" needs of a user row: a few columns, not the profile. */
+const MemberRow = UserRow.pipe(Schema.pick("id", "role", "status", "is_approved", "deleted_at"))
+
+/** Prepared: every transfer, application and connection request checks the member it names. */
+const MEMBER_BY_ID = preparedRead(`
+  SELECT id, role, status, is_approved, deleted_at FROM users
+  WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL`)
+
+const firstMember = decodeFirst(MemberRow)
 
 /** A member of the current community as other features see one: who they are and whether they may act. */
 export interface Member {
@@ -19,16 +30,19 @@ export interface Member {
   readonly canSignIn: boolean
 }
 
-/** Identity's answer to "is this a member here, and may they act?" for other features (ledger, volunteering). */
+/**
+ * Identity's answer to "is this a member here, and may they act?" for other features (ledger, volunteering). A
+ * check before the work, not inside a transaction: its read borrows a connection of its own (PreparedReads).
+ */
 export class MemberDirectory extends Effect.Service<MemberDirectory>()("MemberDirectory", {
-  dependencies: [UserRepo.Default],
+  dependencies: [PreparedReads.Default],
   effect: Effect.gen(function*() {
-    const users = yield* UserRepo
+    const prepared = yield* PreparedReads
 
     /** A member of the current community who has not been erased. */
     const find = (userId: number): Effect.Effect<Option.Option<Member>, never, CurrentTenant> =>
       Effect.map(
-        users.findById(userId),
+        prepared.rows(MEMBER_BY_ID, [userId]).pipe(firstMember),
         Option.map((row) => ({
           id: row.id,
           role: row.role,
