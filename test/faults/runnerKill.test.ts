@@ -52,10 +52,11 @@ describe("a runner killed (SIGKILL) under RSVP and transfer load, two API proces
           ...FAST_DELIVERY,
           JOB_SCHEDULES: JSON.stringify({ [JOB]: "* * * * * *" })
         })
+        // Started together on a fresh database (decisions, "Several runners").
         const [a, b] = yield* Effect.all([
           apiProcess(d, { socket: true, runnerPort: portA }),
           apiProcess(d, { socket: true, runnerPort: portB })
-        ]) // one after the other: runners on a fresh database must not start together (decisions, "Several runners")
+        ], { concurrency: "unbounded" })
         const victim = b.runner!
         const survivor = a.runner!
         const ops = yield* Layer.build(operatorOn(d, a))

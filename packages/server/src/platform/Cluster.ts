@@ -1,7 +1,8 @@
-import { RunnerAddress, SingleRunner } from "@effect/cluster"
+import { RunnerAddress, ShardingConfig, SingleRunner, SqlMessageStorage, SqlRunnerStorage } from "@effect/cluster"
 import { NodeClusterSocket } from "@effect/platform-node"
 import { Duration, Effect, Layer, Option } from "effect"
 import { AppConfig } from "./AppConfig.js"
+import { withMigrationLock } from "./Database.js"
 
 /**
  * How fast the runners of a socket-mode deployment notice that one of them is gone, and so how long the entities
@@ -24,6 +25,19 @@ export const FAILOVER_TIMINGS = {
 } as const
 
 /**
+ * The cluster's own tables, created (when missing) under our migration lock. The library creates them when its
+ * storage layers are built, with statements that fail when two processes run them at once on a fresh database (two
+ * runners started together: one exited); built here first, one process at a time, they exist before any runner's
+ * storage looks. The storages built here are released at once.
+ */
+export const createClusterTables = (shardingConfig: Partial<ShardingConfig.ShardingConfig["Type"]>) =>
+  withMigrationLock(Effect.scoped(Layer.build(
+    Layer.mergeAll(SqlMessageStorage.layer, SqlRunnerStorage.layer).pipe(
+      Layer.provide(ShardingConfig.layer(shardingConfig))
+    )
+  )))
+
+/**
  * @effect/cluster sharding with message and runner storage in PostgreSQL.
  *
  * - `CLUSTER_MODE=single` (default): one runner inside this process.
@@ -35,7 +49,7 @@ export const ClusterLive = Layer.unwrapEffect(Effect.gen(function*() {
   // Persisted messages, singletons and cron are polled; one second keeps background work responsive. The lock
   // timings also bound how long a lone runner waits to take its shards back after PostgreSQL was unreachable.
   const shardingConfig = { entityMessagePollInterval: "1 second", ...FAILOVER_TIMINGS } as const
-  return config.clusterMode === "single"
+  const runner = config.clusterMode === "single"
     ? SingleRunner.layer({ shardingConfig })
     : NodeClusterSocket.layer({
       storage: "sql",
@@ -44,4 +58,5 @@ export const ClusterLive = Layer.unwrapEffect(Effect.gen(function*() {
         runnerAddress: Option.some(RunnerAddress.make(config.runnerHost, config.runnerPort))
       }
     })
+  return runner.pipe(Layer.provide(Layer.effectDiscard(createClusterTables(shardingConfig))))
 }))

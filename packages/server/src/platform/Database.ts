@@ -59,6 +59,24 @@ export const runMigrations = Effect.gen(function*() {
   }))
 }).pipe(Effect.provide(NodeContext.layer), Effect.withSpan("Database.migrate"))
 
+/**
+ * Runs `effect` holding the migration lock (a session-level advisory lock on a connection of its own, so that
+ * `effect` may use the pool freely, in and out of transactions): schema work that is not ours — the cluster's
+ * tables — then happens one process at a time, like our migrations.
+ */
+export const withMigrationLock = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return yield* Effect.scoped(Effect.gen(function*() {
+      const connection = yield* sql.reserve
+      yield* Effect.acquireRelease(
+        connection.executeRaw("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK]),
+        () => Effect.ignore(connection.executeRaw("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK]))
+      )
+      return yield* effect
+    }))
+  })
+
 export const MigrationsLive = Layer.effectDiscard(
   runMigrations.pipe(
     Effect.tap((ran) =>
