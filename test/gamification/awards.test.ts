@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
-import { type HourLogId, UserId } from "@timebank/domain"
+import { DomainEvents, type HourLogId, UserId } from "@timebank/domain"
 import { decodeOutboxRow, GamificationEvents } from "@timebank/server"
 import { Effect, Either } from "effect"
 import { asJson, expectError, expectOk, expectStatus, ownAddressClient } from "../fixtures/client.js"
@@ -153,6 +153,62 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })("gamific
       assert.lengthOf(yield* awardEvents(c.member), 1)
       yield* dispatchSettled
       assert.lengthOf(yield* bellOf(c.member, "badge_awarded"), 1)
+    }))
+
+  it.effect("a batch of events of several communities: points per event time and community, once", () =>
+    Effect.gen(function*() {
+      const c = yield* community({ signIn: "token" })
+      const d = yield* community({ signIn: "token" })
+      const off = yield* community({ signIn: "token", features: { gamification: false } })
+      yield* c.admin.client.adminGamification.createCampaign({
+        payload: {
+          name: "This hour",
+          starts_at: hoursFromNow(-1),
+          ends_at: hoursFromNow(1),
+          xp_multiplier: 3,
+          applies_to: ["transfer_sent"]
+        }
+      }).pipe(expectOk)
+      // Outbox ids no real event has, so that the source keys are this test's own.
+      const firstId = 9_000_000_000_000 + Math.floor(Math.random() * 1_000_000_000) * 10
+      const transferOf = (
+        where: typeof c,
+        n: number,
+        at: Date
+      ) => ({
+        event: new DomainEvents.TransactionCompleted({
+          transaction_id: firstId + n,
+          type: "transfer",
+          amount: 1,
+          sender_id: where.member.id,
+          recipient_id: where.other.id,
+          listing_id: null,
+          description: "batch"
+        }),
+        meta: { id: firstId + n, tenantId: where.tenant.id, createdAt: at }
+      })
+      const batch = [
+        transferOf(c, 0, new Date(Date.now() - 2 * 3_600_000)), // before the campaign
+        transferOf(d, 1, new Date()),
+        transferOf(c, 2, new Date()), // inside it
+        transferOf(off, 3, new Date())
+      ]
+      const handleMany = Effect.flatMap(GamificationEvents, (g) => g.handleMany(batch)).pipe(
+        Effect.provide(GamificationEvents.Default)
+      )
+      yield* handleMany
+      const points = (who: { readonly id: number }) =>
+        Effect.map(xpRows(who), (rows) => rows.map((r) => [r.event_type, r.points, r.multiplier]))
+      assert.deepStrictEqual(yield* points(c.member), [["transfer_sent", 10, 1], ["transfer_sent", 30, 3]])
+      assert.deepStrictEqual(yield* points(c.other), [["transfer_received", 5, 1], ["transfer_received", 5, 1]])
+      assert.deepStrictEqual(yield* points(d.member), [["transfer_sent", 10, 1]])
+      assert.deepStrictEqual(yield* points(off.member), [])
+      assert.strictEqual((yield* mine(c.member)).xp, 40)
+
+      // Delivered again (a crash before the cursor was saved): nothing more.
+      assert.strictEqual(yield* handleMany, 0)
+      assert.deepStrictEqual(yield* points(c.member), [["transfer_sent", 10, 1], ["transfer_sent", 30, 3]])
+      assert.deepStrictEqual(yield* points(d.member), [["transfer_sent", 10, 1]])
     }))
 
   it.effect("an event that cannot be recorded is passed over without holding up the next", () =>

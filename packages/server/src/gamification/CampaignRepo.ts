@@ -72,12 +72,12 @@ export class CampaignRepo extends Effect.Service<CampaignRepo>()("CampaignRepo",
           )
         ),
 
-      /** The active campaigns whose window contains `at`. */
-      activeAt: (at: Date) =>
+      /** The active campaigns whose window meets [`from`, `to`] (`multiplierAt` picks per moment). */
+      activeBetween: (from: Date, to: Date) =>
         db.query((tenantId) =>
           sql`
             SELECT ${columns} FROM gamification_campaigns
-            WHERE tenant_id = ${tenantId} AND is_active AND starts_at <= ${at} AND ends_at > ${at}`.pipe(campaigns)
+            WHERE tenant_id = ${tenantId} AND is_active AND starts_at <= ${to} AND ends_at > ${from}`.pipe(campaigns)
         ),
 
       insert: (f: CampaignFields) =>

@@ -12,11 +12,17 @@ import { entriesOf, multiplierAt, pointsOf, XP_TAGS, type XpTag } from "./XpRule
 
 export const GAMIFICATION_SUBSCRIBER = "gamification-awards"
 
+/** One event as the outbox hands it over. */
+interface Delivered {
+  readonly event: DomainEventOf<XpTag>
+  readonly meta: OutboxMeta
+}
+
 /**
- * What one domain event earns: points for each member it names (× the best campaign covering the event's type at
- * the event's time) in the XP ledger, and the badges their progress now reaches. One transaction; the ledger's
- * source key (outbox id, event type, member) makes a redelivered event write and award nothing. Communities with
- * gamification off record nothing.
+ * What domain events earn: points for each member they name (× the best campaign covering the event's type at
+ * the event's time) in the XP ledger, and the badges their progress now reaches. One transaction per community and
+ * batch of events; the ledger's source key (outbox id, event type, member) makes a redelivered event write and
+ * award nothing. Communities with gamification off record nothing.
  */
 export class GamificationEvents extends Effect.Service<GamificationEvents>()("GamificationEvents", {
   dependencies: [TenantSql.Default, TenantDirectory.Default, BadgeAwards.Default, CampaignRepo.Default, XpRepo.Default],
@@ -27,12 +33,14 @@ export class GamificationEvents extends Effect.Service<GamificationEvents>()("Ga
     const campaigns = yield* CampaignRepo
     const xp = yield* XpRepo
 
-    const record = (event: DomainEventOf<XpTag>, meta: OutboxMeta) =>
+    /** The events of one community: their points in one statement, then the badges of everyone who scored. */
+    const record = (items: ReadonlyArray<Delivered>) =>
       Effect.gen(function*() {
-        const entries = entriesOf(event)
-        if (entries.length === 0) return 0
+        const scored = items.flatMap(({ event, meta }) => entriesOf(event).map((entry) => ({ entry, meta })))
+        if (scored.length === 0) return 0
         yield* awards.ensureCatalogue
-        const running = yield* campaigns.activeAt(meta.createdAt)
+        const times = scored.map(({ meta }) => meta.createdAt.getTime())
+        const running = yield* campaigns.activeBetween(new Date(Math.min(...times)), new Date(Math.max(...times)))
         const windows = running.map((c) => ({
           startsAt: c.starts_at,
           endsAt: c.ends_at,
@@ -40,7 +48,7 @@ export class GamificationEvents extends Effect.Service<GamificationEvents>()("Ga
           appliesTo: c.applies_to,
           isActive: c.is_active
         }))
-        const records = entries.map((entry) => {
+        const records = scored.map(({ entry, meta }) => {
           const multiplier = multiplierAt(windows, entry.event, meta.createdAt)
           return {
             userId: entry.userId,
@@ -59,16 +67,32 @@ export class GamificationEvents extends Effect.Service<GamificationEvents>()("Ga
         }))
       })
 
+    /** Events of any communities, in commit order; answers how many badges they awarded. */
+    const handleMany = (items: ReadonlyArray<Delivered>) =>
+      Effect.gen(function*() {
+        const byTenant = new Map<number, Array<Delivered>>()
+        for (const item of items) {
+          if (item.meta.tenantId === null) continue
+          const list = byTenant.get(item.meta.tenantId) ?? []
+          list.push(item)
+          byTenant.set(item.meta.tenantId, list)
+        }
+        let awarded = 0
+        for (const [tenantId, list] of byTenant) {
+          const tenant = yield* tenants.findById(tenantId)
+          if (Option.isNone(tenant) || !tenant.value.isEnabled("gamification")) continue
+          awarded += yield* Effect.provideService(record(list), CurrentTenant, tenant.value)
+        }
+        return awarded
+      }).pipe(Effect.withSpan("GamificationEvents.handleMany", { attributes: { events: items.length } }))
+
     /** Handles one event of the outbox; answers how many badges it awarded. */
     const handle = (event: DomainEventOf<XpTag>, meta: OutboxMeta) =>
-      Effect.gen(function*() {
-        if (meta.tenantId === null) return 0
-        const tenant = yield* tenants.findById(meta.tenantId)
-        if (Option.isNone(tenant) || !tenant.value.isEnabled("gamification")) return 0
-        return yield* Effect.provideService(record(event, meta), CurrentTenant, tenant.value)
-      }).pipe(Effect.withSpan("GamificationEvents.handle", { attributes: { type: event._tag, event_id: meta.id } }))
+      handleMany([{ event, meta }]).pipe(
+        Effect.withSpan("GamificationEvents.handle", { attributes: { type: event._tag, event_id: meta.id } })
+      )
 
-    return { handle } as const
+    return { handle, handleMany } as const
   })
 }) {}
 
@@ -109,5 +133,8 @@ export const GamificationAwardsLive = subscriberLayer({
           )
       ),
       Effect.asVoid
-    )
+    ),
+  // A busy ledger raises two scored events per transfer: a batch's points are one statement per community. When
+  // the batch fails, the publisher hands its events to `handle` one by one (with the retries above).
+  handleMany: (items) => Effect.flatMap(GamificationEvents, (gamification) => gamification.handleMany(items))
 })
