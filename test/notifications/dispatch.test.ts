@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
-import { CurrentTenant, UserId } from "@timebank/domain"
-import { Dispatcher, TenantDirectory } from "@timebank/server"
-import { Effect, Option } from "effect"
+import { CurrentTenant, DomainEvents, UserId } from "@timebank/domain"
+import { dispatchBatch, dispatchDependencies, Dispatcher, TenantDirectory } from "@timebank/server"
+import { Effect, Layer, Option } from "effect"
 import { asJson, expectError, expectOk, expectStatus } from "../fixtures/client.js"
 import { community, makeActor, visitor } from "../fixtures/community.js"
 import { pay } from "../fixtures/ledger.js"
@@ -33,6 +33,54 @@ const bellsAbout = (c: Members, link: string) =>
   )
 
 layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("notification dispatch", (it) => {
+  describe("batches", () => {
+    it.effect("a publisher batch of two communities' transfers: each gets its bells and e-mails; again, nothing", () =>
+      Effect.gen(function*() {
+        const [c, d] = [yield* funded(), yield* funded()]
+        // Outbox ids no real event has: the bells' source keys are this test's own.
+        const firstId = 8_000_000_000_000 + Math.floor(Math.random() * 1_000_000_000) * 10
+        const transferIn = (where: Members, n: number) => ({
+          event: new DomainEvents.TransactionCompleted({
+            transaction_id: firstId + n,
+            type: "transfer",
+            amount: 1.5,
+            sender_id: where.member.id,
+            recipient_id: where.other.id,
+            listing_id: null,
+            description: `batch ${n}`
+          }),
+          meta: { id: firstId + n, tenantId: where.tenant.id, createdAt: new Date() }
+        })
+        const batch = [transferIn(c, 0), transferIn(d, 1), transferIn(c, 2)]
+        const dispatch = dispatchBatch(batch).pipe(Effect.provide(Layer.mergeAll(...dispatchDependencies)))
+        yield* dispatch
+        // The funding grants rang too: only the batch's bells count here.
+        const ours = new Set(batch.map((item) => `/wallet/transactions/${item.meta.id}`))
+        const links = (who: Members["other"]) =>
+          Effect.map(
+            who.client.notifications.list({ urlParams: { per_page: 100 } }),
+            (page) =>
+              page.data.filter((b) => b.type === "transaction_received" && ours.has(b.link ?? ""))
+                .map((b) => b.link).sort()
+          )
+        assert.deepStrictEqual(yield* links(c.other), [
+          `/wallet/transactions/${firstId}`,
+          `/wallet/transactions/${firstId + 2}`
+        ])
+        assert.deepStrictEqual(yield* links(d.other), [`/wallet/transactions/${firstId + 1}`])
+        // The funding grants queued no transaction_sent (the treasury sent them).
+        const sent = (who: Members["member"]) =>
+          Effect.map(queuedMails(who), (mails) => mails.filter((m) => m.activity_type === "transaction_sent").length)
+        assert.deepStrictEqual([yield* sent(c.member), yield* sent(d.member)], [2, 1])
+
+        // Handed over again (a crash before the cursor was saved): no second bell, no second e-mail.
+        yield* dispatch
+        assert.lengthOf(yield* links(c.other), 2)
+        assert.lengthOf(yield* links(d.other), 1)
+        assert.deepStrictEqual([yield* sent(c.member), yield* sent(d.member)], [2, 1])
+      }))
+  })
+
   describe("recipients", () => {
     it.effect("a registration rings every admin, broker and coordinator, and welcomes the member", () =>
       Effect.gen(function*() {

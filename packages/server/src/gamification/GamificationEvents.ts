@@ -1,7 +1,7 @@
 import type { SqlError } from "@effect/sql/SqlError"
 import { CurrentTenant, type DomainEventOf } from "@timebank/domain"
 import { Cause, Chunk, Effect, Option, Schedule } from "effect"
-import { type OutboxMeta, subscriberLayer } from "../platform/OutboxPublisher.js"
+import { groupByTenant, type OutboxMeta, subscriberLayer } from "../platform/OutboxPublisher.js"
 import { isTransientSqlError } from "../platform/SqlErrors.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { TenantDirectory } from "../tenancy/TenantDirectory.js"
@@ -70,15 +70,8 @@ export class GamificationEvents extends Effect.Service<GamificationEvents>()("Ga
     /** Events of any communities, in commit order; answers how many badges they awarded. */
     const handleMany = (items: ReadonlyArray<Delivered>) =>
       Effect.gen(function*() {
-        const byTenant = new Map<number, Array<Delivered>>()
-        for (const item of items) {
-          if (item.meta.tenantId === null) continue
-          const list = byTenant.get(item.meta.tenantId) ?? []
-          list.push(item)
-          byTenant.set(item.meta.tenantId, list)
-        }
         let awarded = 0
-        for (const [tenantId, list] of byTenant) {
+        for (const [tenantId, list] of groupByTenant(items)) {
           const tenant = yield* tenants.findById(tenantId)
           if (Option.isNone(tenant) || !tenant.value.isEnabled("gamification")) continue
           awarded += yield* Effect.provideService(record(list), CurrentTenant, tenant.value)

@@ -1,5 +1,5 @@
 import type { Fragment } from "@effect/sql/Statement"
-import { CurrentTenant, type Role } from "@timebank/domain"
+import { CurrentTenant, type Role, type UserSummary } from "@timebank/domain"
 import { Effect, Schema } from "effect"
 import { Audiences } from "../identity/Audiences.js"
 import { UserSummaries } from "../identity/UserSummaries.js"
@@ -68,29 +68,30 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("Dispatcher", {
     const audienceOf = (to: Recipients): Effect.Effect<Fragment, never, CurrentTenant> =>
       "members" in to ? audiences.members(to.members) : audiences.withRoles(to.roles)
 
-    /** The full names of the actor and the people a delivery names, in one query. */
-    const namesOf = (delivery: Delivery): Effect.Effect<Record<string, string>, never, CurrentTenant> => {
-      const people: Record<string, number> = {
-        ...delivery.people,
-        ...(delivery.actorId === null ? {} : { actor: delivery.actorId })
-      }
-      const ids = Object.values(people)
-      if (ids.length === 0) return Effect.succeed({})
-      return Effect.map(users.byIds(ids), (found) =>
-        Object.fromEntries(
-          Object.entries(people).map(([param, id]) => {
-            const member = found.get(id)
-            return [param, member === undefined ? "" : `${member.first_name} ${member.last_name}`.trim()]
-          })
-        ))
-    }
+    /** Everyone a delivery names: the actor and its people, by parameter. */
+    const peopleOf = (delivery: Delivery): Record<string, number> => ({
+      ...delivery.people,
+      ...(delivery.actorId === null ? {} : { actor: delivery.actorId })
+    })
+
+    /** The full names of the people of `deliveries`, in one query for all of them. */
+    const summariesOf = (deliveries: ReadonlyArray<Delivery>) =>
+      users.byIds(deliveries.flatMap((delivery) => Object.values(peopleOf(delivery))))
+
+    const namesOf = (delivery: Delivery, found: ReadonlyMap<number, UserSummary>): Record<string, string> =>
+      Object.fromEntries(
+        Object.entries(peopleOf(delivery)).map(([param, id]) => {
+          const member = found.get(id)
+          return [param, member === undefined ? "" : `${member.first_name} ${member.last_name}`.trim()]
+        })
+      )
 
     /** Title and body in every shipped language, with the community and the actor named. */
-    const textsOf = (delivery: Delivery) =>
+    const textsOf = (delivery: Delivery, found: ReadonlyMap<number, UserSummary>) =>
       Effect.gen(function*() {
         const tenant = yield* CurrentTenant
         // A change with no acting member (a grant, a reminder) speaks in the community's name.
-        const params = { community: tenant.name, actor: tenant.name, ...delivery.params, ...(yield* namesOf(delivery)) }
+        const params = { community: tenant.name, actor: tenant.name, ...delivery.params, ...namesOf(delivery, found) }
         const title = renderAll(`${delivery.type}.title` as MessageKey, params, tenant.timezone)
         const body = renderAll(`${delivery.type}.body` as MessageKey, params, tenant.timezone)
         return {
@@ -102,33 +103,34 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("Dispatcher", {
         }
       })
 
-    const deliver = Effect.fn("Dispatcher.deliver")(function*(delivery: Delivery) {
-      const type = typeOf(delivery.type)
-      const audience = yield* audienceOf(delivery.to)
-      const texts = yield* textsOf(delivery)
-      const bell = delivery.channels !== "email"
-      const email = delivery.channels !== "bell"
-      const groupKey = `${delivery.type}:${delivery.link ?? ""}`
-      const sourceKey = `${delivery.source}:${delivery.type}`
-      const actorId = delivery.actorId
-      const except = "except" in delivery.to ? delivery.to.except : null
-      const threadId = delivery.context?.threadId ?? NO_CONTEXT
-      const groupId = delivery.context?.groupId ?? NO_CONTEXT
-      const switchOn = (key: string) => sql`coalesce((r.preferences->>${key})::boolean, true)`
-      const emailAllowed = type.emailPreference === undefined
-        ? switchOn("email_enabled")
-        : sql`${switchOn("email_enabled")} AND ${switchOn(type.emailPreference)}`
+    const write = Effect.fn("Dispatcher.deliver")(
+      function*(delivery: Delivery, found: ReadonlyMap<number, UserSummary>) {
+        const type = typeOf(delivery.type)
+        const audience = yield* audienceOf(delivery.to)
+        const texts = yield* textsOf(delivery, found)
+        const bell = delivery.channels !== "email"
+        const email = delivery.channels !== "bell"
+        const groupKey = `${delivery.type}:${delivery.link ?? ""}`
+        const sourceKey = `${delivery.source}:${delivery.type}`
+        const actorId = delivery.actorId
+        const except = "except" in delivery.to ? delivery.to.except : null
+        const threadId = delivery.context?.threadId ?? NO_CONTEXT
+        const groupId = delivery.context?.groupId ?? NO_CONTEXT
+        const switchOn = (key: string) => sql`coalesce((r.preferences->>${key})::boolean, true)`
+        const emailAllowed = type.emailPreference === undefined
+          ? switchOn("email_enabled")
+          : sql`${switchOn("email_enabled")} AND ${switchOn(type.emailPreference)}`
 
-      const rows = yield* db.query((tenantId) => {
-        const setting = (contextType: string, contextId: number) =>
-          sql`(SELECT s.frequency FROM notification_settings s
+        const rows = yield* db.query((tenantId) => {
+          const setting = (contextType: string, contextId: number) =>
+            sql`(SELECT s.frequency FROM notification_settings s
                WHERE s.tenant_id = ${tenantId} AND s.user_id = r.user_id
                  AND s.context_type = ${contextType} AND s.context_id = ${contextId})`
-        const frequency = type.alwaysInstant === true
-          ? sql`'instant'`
-          : sql`coalesce(${setting("thread", threadId)}, ${setting("group", groupId)}, ${setting("global", 0)},
+          const frequency = type.alwaysInstant === true
+            ? sql`'instant'`
+            : sql`coalesce(${setting("thread", threadId)}, ${setting("group", groupId)}, ${setting("global", 0)},
                          ${texts.defaultFrequency}, 'off')`
-        return sql`
+          return sql`
           WITH audience AS (${audience}),
           recipients AS (
             SELECT a.user_id, a.preferences,
@@ -172,20 +174,31 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("Dispatcher", {
           SELECT 'bell' AS kind, id, user_id FROM bells
           UNION ALL
           SELECT 'mail' AS kind, id, user_id FROM mail`.pipe(written)
-      })
-      const bells = rows.filter((row) => row.kind === "bell")
-      yield* Effect.annotateCurrentSpan({
-        type: delivery.type,
-        bells: bells.length,
-        emails: rows.length - bells.length
-      })
-      return {
-        notificationIds: bells.map((row) => row.id),
-        userIds: bells.map((row) => row.user_id),
-        emails: rows.length - bells.length
-      } satisfies Delivered
-    })
+        })
+        const bells = rows.filter((row) => row.kind === "bell")
+        yield* Effect.annotateCurrentSpan({
+          type: delivery.type,
+          bells: bells.length,
+          emails: rows.length - bells.length
+        })
+        return {
+          notificationIds: bells.map((row) => row.id),
+          userIds: bells.map((row) => row.user_id),
+          emails: rows.length - bells.length
+        } satisfies Delivered
+      }
+    )
 
-    return { deliver } as const
+    /** Writes one delivery (its names read first). */
+    const deliver = (delivery: Delivery) => Effect.flatMap(summariesOf([delivery]), (found) => write(delivery, found))
+
+    /** Writes `deliveries` in order, the names of all of them read in one query first (a batch of events). */
+    const deliverAll = (deliveries: ReadonlyArray<Delivery>) =>
+      Effect.flatMap(
+        summariesOf(deliveries),
+        (found) => Effect.forEach(deliveries, (delivery) => write(delivery, found))
+      )
+
+    return { deliver, deliverAll } as const
   })
 }) {}

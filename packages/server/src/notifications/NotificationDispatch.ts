@@ -2,7 +2,7 @@ import { CurrentTenant, type DomainEventOf, type DomainEventTag } from "@timeban
 import { Effect, Option } from "effect"
 import { EventAudience } from "../events/EventAudience.js"
 import { GroupDirectory } from "../groups/GroupDirectory.js"
-import { subscriberLayer } from "../platform/OutboxPublisher.js"
+import { groupByTenant, type OutboxMeta, subscriberLayer } from "../platform/OutboxPublisher.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { TenantDirectory } from "../tenancy/TenantDirectory.js"
 import { communityRules } from "./CommunityRules.js"
@@ -34,29 +34,53 @@ const rulesOf = new Map(RULES.flatMap((rules) => rules.tags.map((tag) => [tag, r
 const deliveriesOf = (event: DomainEventOf<DomainEventTag>, source: string) =>
   rulesOf.get(event._tag)?.deliveries(event, source) ?? Effect.succeed<ReadonlyArray<Delivery>>([])
 
+/** One event as the outbox hands it over. */
+interface Handed {
+  readonly event: DomainEventOf<DomainEventTag>
+  readonly meta: OutboxMeta
+}
+
+/**
+ * The deliveries of some events of one community, written in one transaction (the names they show read in one
+ * query), then their new bells handed to the channels that follow a bell once it committed.
+ */
+const dispatchFor = (tenantId: number, items: ReadonlyArray<Handed>) =>
+  Effect.gen(function*() {
+    const tenant = yield* Effect.flatMap(TenantDirectory, (tenants) => tenants.findById(tenantId))
+    if (Option.isNone(tenant)) return
+    const dispatcher = yield* Dispatcher
+    const db = yield* TenantSql
+    const fresh = yield* FreshBells
+    const delivered = yield* Effect.gen(function*() {
+      const deliveries: Array<Delivery> = []
+      for (const { event, meta } of items) deliveries.push(...(yield* deliveriesOf(event, String(meta.id))))
+      return yield* db.transaction(dispatcher.deliverAll(deliveries))
+    }).pipe(Effect.provideService(CurrentTenant, tenant.value))
+    yield* Effect.forEach(delivered, (batch: Delivered) =>
+      fresh.publish({ tenantId: tenant.value.id, notificationIds: batch.notificationIds, userIds: batch.userIds }))
+  })
+
+/** A publisher batch of any communities: one transaction per community, in commit order within each. */
+export const dispatchBatch = (items: ReadonlyArray<Handed>) =>
+  Effect.forEach(groupByTenant(items), ([tenantId, list]) => dispatchFor(tenantId, list), { discard: true }).pipe(
+    Effect.withSpan("NotificationDispatch.handleMany", { attributes: { events: items.length } })
+  )
+
 /**
  * The notifications feature's outbox subscriber: each domain event of D12's table becomes its deliveries, written
  * in one transaction of the event's community (bells and e-mail rows, idempotent per outbox event), and the new
- * bells go to the channels that follow a bell (realtime, push) once that transaction committed.
+ * bells go to the channels that follow a bell (realtime, push) once that transaction committed. A publisher batch
+ * is handled at once, one transaction per community (a transfer alone raises four deliveries); when that fails,
+ * the publisher hands its events over one by one.
  */
 export const NotificationDispatchLive = subscriberLayer({
   name: "notifications-dispatch",
   tags: TAGS,
   handle: (event, meta) =>
-    Effect.gen(function*() {
-      if (meta.tenantId === null) return
-      const tenant = yield* Effect.flatMap(TenantDirectory, (tenants) => tenants.findById(meta.tenantId!))
-      if (Option.isNone(tenant)) return
-      const dispatcher = yield* Dispatcher
-      const db = yield* TenantSql
-      const fresh = yield* FreshBells
-      const delivered = yield* Effect.gen(function*() {
-        const deliveries: ReadonlyArray<Delivery> = yield* deliveriesOf(event, String(meta.id))
-        return yield* db.transaction(Effect.forEach(deliveries, dispatcher.deliver))
-      }).pipe(Effect.provideService(CurrentTenant, tenant.value))
-      yield* Effect.forEach(delivered, (batch: Delivered) =>
-        fresh.publish({ tenantId: tenant.value.id, notificationIds: batch.notificationIds, userIds: batch.userIds }))
-    }).pipe(Effect.withSpan("NotificationDispatch.handle", { attributes: { type: event._tag, event_id: meta.id } }))
+    (meta.tenantId === null ? Effect.void : dispatchFor(meta.tenantId, [{ event, meta }])).pipe(
+      Effect.withSpan("NotificationDispatch.handle", { attributes: { type: event._tag, event_id: meta.id } })
+    ),
+  handleMany: (items) => dispatchBatch(items)
 })
 
 /** What the dispatch needs besides the cluster: its services (FreshBells is shared with the channels). */

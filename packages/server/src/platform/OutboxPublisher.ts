@@ -35,6 +35,23 @@ export interface OutboxSubscriber<K extends DomainEventTag, R = never> {
   ) => Effect.Effect<void, unknown, R>
 }
 
+/**
+ * A batch's events by community, in commit order within each (events of no community are left out): for
+ * subscribers that write one transaction per community and batch.
+ */
+export const groupByTenant = <T extends { readonly meta: OutboxMeta }>(
+  items: ReadonlyArray<T>
+): ReadonlyArray<readonly [number, ReadonlyArray<T>]> => {
+  const byTenant = new Map<number, Array<T>>()
+  for (const item of items) {
+    if (item.meta.tenantId === null) continue
+    const list = byTenant.get(item.meta.tenantId)
+    if (list === undefined) byTenant.set(item.meta.tenantId, [item])
+    else list.push(item)
+  }
+  return [...byTenant]
+}
+
 export interface PublisherOptions {
   readonly pollInterval: Duration.DurationInput
   readonly batchSize: number
