@@ -42,7 +42,7 @@ interface Handed {
 
 /**
  * The deliveries of some events of one community, written in one transaction (the names they show read in one
- * query), then their new bells handed to the channels that follow a bell once it committed.
+ * query), then their new bells handed, as one batch, to the channels that follow a bell once it committed.
  */
 const dispatchFor = (tenantId: number, items: ReadonlyArray<Handed>) =>
   Effect.gen(function*() {
@@ -56,8 +56,12 @@ const dispatchFor = (tenantId: number, items: ReadonlyArray<Handed>) =>
       for (const { event, meta } of items) deliveries.push(...(yield* deliveriesOf(event, String(meta.id))))
       return yield* db.transaction(dispatcher.deliverAll(deliveries))
     }).pipe(Effect.provideService(CurrentTenant, tenant.value))
-    yield* Effect.forEach(delivered, (batch: Delivered) =>
-      fresh.publish({ tenantId: tenant.value.id, notificationIds: batch.notificationIds, userIds: batch.userIds }))
+    // One batch for the channels, not one per delivery: each push claim is a transaction of its own.
+    yield* fresh.publish({
+      tenantId: tenant.value.id,
+      notificationIds: delivered.flatMap((batch: Delivered) => batch.notificationIds),
+      userIds: delivered.flatMap((batch: Delivered) => batch.userIds)
+    })
   })
 
 /** A publisher batch of any communities: one transaction per community, in commit order within each. */
