@@ -46,12 +46,21 @@ export interface Delivered {
 
 const written = decodeRows(Schema.Struct({ kind: Schema.Literal("bell", "mail"), id: DbInt, user_id: DbInt }))
 
+/** A delivery to members named by id. */
+type ToMembers = Delivery & { readonly to: Extract<Recipients, { readonly members: unknown }> }
+/** A fan-out to every member holding some roles. */
+type ToRoles = Delivery & { readonly to: Extract<Recipients, { readonly roles: unknown }> }
+
+const isToMembers = (delivery: Delivery): delivery is ToMembers => "members" in delivery.to
+const isToRoles = (delivery: Delivery): delivery is ToRoles => "roles" in delivery.to
+
 /** Context ids are positive; this one matches no setting. */
 const NO_CONTEXT = -1
 
 /**
- * Writes a delivery's bells and e-mail queue rows for all its recipients in ONE statement (`INSERT … SELECT` over
- * the recipient set, whatever its size), applying the dispatch rules in order: muted senders skip every channel;
+ * Writes deliveries' bells and e-mail queue rows for all their recipients in ONE statement (`INSERT … SELECT` over
+ * the recipient set, whatever its size; every delivery to members by id of an event or a batch of events together,
+ * each fan-out to roles alone), applying the dispatch rules in order: muted senders skip every channel;
  * a bell equal to one of the last 60 seconds (tenant, user, type, link) is not written again, nor its e-mail;
  * e-mail frequency resolves thread → group → global → the community's default → `off`, except for the
  * always-instant types; the member's e-mail switches are honoured. Being one statement, an e-mail row that cannot be
@@ -64,9 +73,6 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("Dispatcher", {
     const { sql } = db
     const audiences = yield* Audiences
     const users = yield* UserSummaries
-
-    const audienceOf = (to: Recipients): Effect.Effect<Fragment, never, CurrentTenant> =>
-      "members" in to ? audiences.members(to.members) : audiences.withRoles(to.roles)
 
     /** Everyone a delivery names: the actor and its people, by parameter. */
     const peopleOf = (delivery: Delivery): Record<string, number> => ({
@@ -86,119 +92,164 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("Dispatcher", {
         })
       )
 
-    /** Title and body in every shipped language, with the community and the actor named. */
+    /** Title and body in every shipped language (in `LANGUAGES` order), with the community and the actor named. */
     const textsOf = (delivery: Delivery, found: ReadonlyMap<number, UserSummary>) =>
-      Effect.gen(function*() {
-        const tenant = yield* CurrentTenant
+      Effect.map(CurrentTenant, (tenant) => {
         // A change with no acting member (a grant, a reminder) speaks in the community's name.
         const params = { community: tenant.name, actor: tenant.name, ...delivery.params, ...namesOf(delivery, found) }
         const title = renderAll(`${delivery.type}.title` as MessageKey, params, tenant.timezone)
         const body = renderAll(`${delivery.type}.body` as MessageKey, params, tenant.timezone)
-        return {
-          languages: pgArray([...LANGUAGES]),
-          titles: pgArray(LANGUAGES.map((l) => title[l])),
-          bodies: pgArray(LANGUAGES.map((l) => body[l])),
-          fallback: languageFor(null, tenant.settings.default_language),
-          defaultFrequency: tenant.settings["notifications.default_frequency"]
-        }
+        return LANGUAGES.map((language) => ({ language, title: title[language], body: body[language] }))
       })
 
-    const write = Effect.fn("Dispatcher.deliver")(
-      function*(delivery: Delivery, found: ReadonlyMap<number, UserSummary>) {
-        const type = typeOf(delivery.type)
-        const audience = yield* audienceOf(delivery.to)
-        const texts = yield* textsOf(delivery, found)
-        const bell = delivery.channels !== "email"
-        const email = delivery.channels !== "bell"
-        const groupKey = `${delivery.type}:${delivery.link ?? ""}`
-        const sourceKey = `${delivery.source}:${delivery.type}`
-        const actorId = delivery.actorId
-        const except = "except" in delivery.to ? delivery.to.except : null
-        const threadId = delivery.context?.threadId ?? NO_CONTEXT
-        const groupId = delivery.context?.groupId ?? NO_CONTEXT
-        const switchOn = (key: string) => sql`coalesce((r.preferences->>${key})::boolean, true)`
-        const emailAllowed = type.emailPreference === undefined
-          ? switchOn("email_enabled")
-          : sql`${switchOn("email_enabled")} AND ${switchOn(type.emailPreference)}`
+    /** The recipients of deliveries to members by id, as rows (`ord`: the delivery's place in the batch). */
+    const memberRows = (deliveries: ReadonlyArray<ToMembers>) =>
+      Effect.map(audiences.members(deliveries.flatMap((d) => d.to.members)), (audience) => {
+        const pairs = deliveries.flatMap((d, ord) => [...new Set(d.to.members)].map((userId) => ({ ord, userId })))
+        return sql`
+          SELECT dr.ord, a.user_id, a.preferences, a.language
+          FROM unnest(${pgArray(pairs.map((p) => p.ord))}::int[], ${pgArray(pairs.map((p) => p.userId))}::bigint[])
+            AS dr (ord, user_id)
+          JOIN (${audience}) a ON a.user_id = dr.user_id`
+      })
 
-        const rows = yield* db.query((tenantId) => {
-          const setting = (contextType: string, contextId: number) =>
-            sql`(SELECT s.frequency FROM notification_settings s
+    /** The recipients of one fan-out to roles (the only delivery of its statement), as rows. */
+    const roleRows = (to: ToRoles["to"]) =>
+      Effect.map(audiences.withRoles(to.roles), (audience) =>
+        sql`
+          SELECT 0 AS ord, a.user_id, a.preferences, a.language FROM (${audience}) a
+          WHERE a.user_id IS DISTINCT FROM ${to.except}::bigint`)
+
+    /**
+     * Writes `deliveries` for the recipients `recipientRows` names, in ONE statement: each delivery's values travel
+     * in arrays (`ord` numbers them), the rules apply row by row. A bell the statement would write twice (same
+     * member, type and group key) is written once, for the first delivery, as writing them in turn would.
+     */
+    const write = Effect.fn("Dispatcher.deliver")(function*(
+      deliveries: ReadonlyArray<Delivery>,
+      recipientRows: Fragment,
+      found: ReadonlyMap<number, UserSummary>
+    ) {
+      const tenant = yield* CurrentTenant
+      const texts = (yield* Effect.forEach(deliveries, (d) => textsOf(d, found))).flatMap((rows, ord) =>
+        rows.map((row) => ({ ord, ...row }))
+      )
+      const fallback = languageFor(null, tenant.settings.default_language)
+      const defaultFrequency = tenant.settings["notifications.default_frequency"]
+      const column = <A>(f: (d: Delivery, ord: number) => A) => pgArray(deliveries.map(f))
+      const textColumn = <A>(f: (t: typeof texts[number]) => A) => pgArray(texts.map(f))
+
+      const rows = yield* db.query((tenantId) => {
+        const setting = (contextType: string, contextId: Fragment) =>
+          sql`(SELECT s.frequency FROM notification_settings s
                WHERE s.tenant_id = ${tenantId} AND s.user_id = r.user_id
                  AND s.context_type = ${contextType} AND s.context_id = ${contextId})`
-          const frequency = type.alwaysInstant === true
-            ? sql`'instant'`
-            : sql`coalesce(${setting("thread", threadId)}, ${setting("group", groupId)}, ${setting("global", 0)},
-                         ${texts.defaultFrequency}, 'off')`
-          return sql`
-          WITH audience AS (${audience}),
+        return sql`
+          WITH d AS (
+            SELECT * FROM unnest(
+              ${column((_, ord) => ord)}::int[],
+              ${column((d) => d.type)}::text[],
+              ${column((d) => typeOf(d.type).category)}::text[],
+              ${column((d) => d.link)}::text[],
+              ${column((d) => d.actorId)}::bigint[],
+              ${column((d) => `${d.type}:${d.link ?? ""}`)}::text[],
+              ${column((d) => `${d.source}:${d.type}`)}::text[],
+              ${column((d) => d.channels !== "email")}::bool[],
+              ${column((d) => d.channels !== "bell")}::bool[],
+              ${column((d) => typeOf(d.type).alwaysInstant === true)}::bool[],
+              ${column((d) => typeOf(d.type).emailPreference ?? null)}::text[],
+              ${column((d) => d.context?.threadId ?? NO_CONTEXT)}::bigint[],
+              ${column((d) => d.context?.groupId ?? NO_CONTEXT)}::bigint[]
+            ) AS d (ord, type, category, link, actor_id, group_key, source_key, bell, email, instant, preference,
+                    thread_id, group_id)
+          ),
           recipients AS (
-            SELECT a.user_id, a.preferences,
-                   CASE WHEN a.language = ANY(${texts.languages}::text[]) THEN a.language ELSE ${texts.fallback} END
+            SELECT d.*, x.user_id, x.preferences,
+                   CASE WHEN x.language = ANY(${pgArray([...LANGUAGES])}::text[]) THEN x.language ELSE ${fallback} END
                      AS language
-            FROM audience a
-            WHERE a.user_id IS DISTINCT FROM ${except}::bigint
-              AND NOT EXISTS (SELECT 1 FROM user_mutes m WHERE m.tenant_id = ${tenantId}
-                                AND m.user_id = a.user_id AND m.muted_user_id = ${actorId}::bigint)
+            FROM (${recipientRows}) x
+            JOIN d USING (ord)
+            WHERE NOT EXISTS (SELECT 1 FROM user_mutes m WHERE m.tenant_id = ${tenantId}
+                                AND m.user_id = x.user_id AND m.muted_user_id = d.actor_id)
           ),
           texts AS (
-            SELECT * FROM unnest(${texts.languages}::text[], ${texts.titles}::text[], ${texts.bodies}::text[])
-              AS t (language, title, body)
+            SELECT * FROM unnest(
+              ${textColumn((t) => t.ord)}::int[],
+              ${textColumn((t) => t.language)}::text[],
+              ${textColumn((t) => t.title)}::text[],
+              ${textColumn((t) => t.body)}::text[]
+            ) AS t (ord, language, title, body)
           ),
           bells AS (
             INSERT INTO notifications
               (tenant_id, user_id, type, category, title, message, link, actor_id, group_key, source_key)
-            SELECT ${tenantId}, r.user_id, ${delivery.type}, ${type.category}, t.title, t.body, ${delivery.link},
-                   ${actorId}::bigint, ${groupKey}, ${sourceKey}
-            FROM recipients r JOIN texts t USING (language)
-            WHERE ${bell} AND NOT EXISTS (
-              SELECT 1 FROM notifications n
-              WHERE n.tenant_id = ${tenantId} AND n.user_id = r.user_id AND n.type = ${delivery.type}
-                AND n.group_key = ${groupKey} AND n.created_at > now() - interval '60 seconds')
+            SELECT ${tenantId}::bigint, user_id, type, category, title, body, link, actor_id, group_key, source_key
+            FROM (
+              SELECT DISTINCT ON (r.user_id, r.type, r.group_key) r.*, t.title, t.body
+              FROM recipients r JOIN texts t ON t.ord = r.ord AND t.language = r.language
+              WHERE r.bell AND NOT EXISTS (
+                SELECT 1 FROM notifications n
+                WHERE n.tenant_id = ${tenantId} AND n.user_id = r.user_id AND n.type = r.type
+                  AND n.group_key = r.group_key AND n.created_at > now() - interval '60 seconds')
+              ORDER BY r.user_id, r.type, r.group_key, r.ord
+            ) first
+            -- Ids in the deliveries' order: the inbox shows newest first by id.
+            ORDER BY ord
             ON CONFLICT (user_id, source_key) WHERE source_key IS NOT NULL DO NOTHING
-            RETURNING id, user_id
+            RETURNING id, user_id, source_key
           ),
           mail AS (
             INSERT INTO notification_email_queue (tenant_id, user_id, notification_id, activity_type, category,
               content_snippet, subject, email_body, link, frequency, source_key)
-            SELECT ${tenantId}, r.user_id, b.id, ${delivery.type}, ${type.category}, left(t.body, 200), t.title,
-                   t.body, ${delivery.link}, f.frequency, ${sourceKey}
+            SELECT ${tenantId}, r.user_id, b.id, r.type, r.category, left(t.body, 200), t.title, t.body, r.link,
+                   f.frequency, r.source_key
             FROM recipients r
-            JOIN texts t USING (language)
-            LEFT JOIN bells b ON b.user_id = r.user_id
-            CROSS JOIN LATERAL (SELECT ${frequency} AS frequency) f
-            WHERE ${email} AND (NOT ${bell} OR b.id IS NOT NULL) AND f.frequency <> 'off' AND ${emailAllowed}
+            JOIN texts t ON t.ord = r.ord AND t.language = r.language
+            LEFT JOIN bells b ON b.user_id = r.user_id AND b.source_key = r.source_key
+            CROSS JOIN LATERAL (
+              SELECT CASE WHEN r.instant THEN 'instant'
+                ELSE coalesce(${setting("thread", sql`r.thread_id`)}, ${setting("group", sql`r.group_id`)},
+                              ${setting("global", sql`0`)}, ${defaultFrequency}, 'off') END AS frequency
+            ) f
+            WHERE r.email AND (NOT r.bell OR b.id IS NOT NULL) AND f.frequency <> 'off'
+              AND coalesce((r.preferences->>'email_enabled')::boolean, true)
+              AND (r.preference IS NULL OR coalesce((r.preferences->>r.preference)::boolean, true))
             ON CONFLICT (user_id, source_key) WHERE source_key IS NOT NULL DO NOTHING
             RETURNING id, user_id
           )
           SELECT 'bell' AS kind, id, user_id FROM bells
           UNION ALL
           SELECT 'mail' AS kind, id, user_id FROM mail`.pipe(written)
-        })
-        const bells = rows.filter((row) => row.kind === "bell")
-        yield* Effect.annotateCurrentSpan({
-          type: delivery.type,
-          bells: bells.length,
-          emails: rows.length - bells.length
-        })
-        return {
-          notificationIds: bells.map((row) => row.id),
-          userIds: bells.map((row) => row.user_id),
-          emails: rows.length - bells.length
-        } satisfies Delivered
-      }
-    )
+      })
+      const bells = rows.filter((row) => row.kind === "bell")
+      yield* Effect.annotateCurrentSpan({ deliveries: deliveries.length, bells: bells.length })
+      return {
+        notificationIds: bells.map((row) => row.id),
+        userIds: bells.map((row) => row.user_id),
+        emails: rows.length - bells.length
+      } satisfies Delivered
+    })
 
-    /** Writes one delivery (its names read first). */
-    const deliver = (delivery: Delivery) => Effect.flatMap(summariesOf([delivery]), (found) => write(delivery, found))
-
-    /** Writes `deliveries` in order, the names of all of them read in one query first (a batch of events). */
+    /**
+     * Writes `deliveries` (one event's, or a batch of events'), the names they show read in one query first: those
+     * to members by id in one statement, then each fan-out to roles in one of its own. Answers what was written.
+     */
     const deliverAll = (deliveries: ReadonlyArray<Delivery>) =>
-      Effect.flatMap(
-        summariesOf(deliveries),
-        (found) => Effect.forEach(deliveries, (delivery) => write(delivery, found))
-      )
+      Effect.gen(function*() {
+        const found = yield* summariesOf(deliveries)
+        const toMembers = deliveries.filter(isToMembers)
+        const written: Array<Delivered> = []
+        if (toMembers.length > 0) written.push(yield* write(toMembers, yield* memberRows(toMembers), found))
+        for (const fanOut of deliveries.filter(isToRoles)) {
+          written.push(yield* write([fanOut], yield* roleRows(fanOut.to), found))
+        }
+        return {
+          notificationIds: written.flatMap((w) => w.notificationIds),
+          userIds: written.flatMap((w) => w.userIds),
+          emails: written.reduce((n, w) => n + w.emails, 0)
+        } satisfies Delivered
+      })
 
-    return { deliver, deliverAll } as const
+    return { deliver: (delivery: Delivery) => deliverAll([delivery]), deliverAll } as const
   })
 }) {}

@@ -6,7 +6,7 @@ import { groupByTenant, type OutboxMeta, subscriberLayer } from "../platform/Out
 import { TenantSql } from "../platform/TenantSql.js"
 import { TenantDirectory } from "../tenancy/TenantDirectory.js"
 import { communityRules } from "./CommunityRules.js"
-import { type Delivered, type Delivery, Dispatcher } from "./Dispatcher.js"
+import { type Delivery, Dispatcher } from "./Dispatcher.js"
 import { eventRules } from "./EventRules.js"
 import { federationRules } from "./FederationRules.js"
 import { FreshBells } from "./FreshBells.js"
@@ -59,8 +59,8 @@ const dispatchFor = (tenantId: number, items: ReadonlyArray<Handed>) =>
     // One batch for the channels, not one per delivery: each push claim is a transaction of its own.
     yield* fresh.publish({
       tenantId: tenant.value.id,
-      notificationIds: delivered.flatMap((batch: Delivered) => batch.notificationIds),
-      userIds: delivered.flatMap((batch: Delivered) => batch.userIds)
+      notificationIds: delivered.notificationIds,
+      userIds: delivered.userIds
     })
   })
 
