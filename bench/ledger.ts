@@ -502,6 +502,8 @@ async function measureLedger(): Promise<void> {
       peak_connections: Math.max(apiConnections.peak, sqlConnections.peak),
       max_connections: sqlConnections.max,
       connections_within_limit: Math.max(apiConnections.peak, sqlConnections.peak) <= sqlConnections.max,
+      // After-the-response work (bells, e-mails, points, webhooks) the API had not caught up with at the end.
+      subscribers_behind_max: Math.max(0, ...lag.map((l) => Number(l.behind))),
       setup_seconds: setupSeconds
     }
     const clean = checks.ledger_verify_ok && checks.non_2xx_other === 0 && checks.transfers_written_match &&
