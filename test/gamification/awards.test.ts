@@ -1,12 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
-import { DomainEvents, type HourLogId, UserId } from "@timebank/domain"
+import { type HourLogId, UserId } from "@timebank/domain"
 import { decodeOutboxRow, GamificationEvents } from "@timebank/server"
 import { Effect, Either } from "effect"
 import { asJson, expectError, expectOk, expectStatus, ownAddressClient } from "../fixtures/client.js"
 import { type Actor, community } from "../fixtures/community.js"
 import { hoursFromNow } from "../fixtures/events.js"
-import { pay } from "../fixtures/ledger.js"
+import { outboxTransfers, pay } from "../fixtures/ledger.js"
 import { bellOf, dispatchSettled } from "../fixtures/notifications.js"
 import { TestApp } from "../fixtures/TestApp.js"
 import { makeApplication, makeOpportunity, staffedCommunity } from "../fixtures/volunteering.js"
@@ -169,30 +169,12 @@ layer(TestApp(), { excludeTestServices: true, timeout: "120 seconds" })("gamific
           applies_to: ["transfer_sent"]
         }
       }).pipe(expectOk)
-      // Outbox ids no real event has, so that the source keys are this test's own.
-      const firstId = 9_000_000_000_000 + Math.floor(Math.random() * 1_000_000_000) * 10
-      const transferOf = (
-        where: typeof c,
-        n: number,
-        at: Date
-      ) => ({
-        event: new DomainEvents.TransactionCompleted({
-          transaction_id: firstId + n,
-          type: "transfer",
-          amount: 1,
-          sender_id: where.member.id,
-          recipient_id: where.other.id,
-          listing_id: null,
-          description: "batch"
-        }),
-        meta: { id: firstId + n, tenantId: where.tenant.id, createdAt: at }
-      })
-      const batch = [
-        transferOf(c, 0, new Date(Date.now() - 2 * 3_600_000)), // before the campaign
-        transferOf(d, 1, new Date()),
-        transferOf(c, 2, new Date()), // inside it
-        transferOf(off, 3, new Date())
-      ]
+      const batch = outboxTransfers([
+        { where: c, at: new Date(Date.now() - 2 * 3_600_000) }, // before the campaign
+        { where: d },
+        { where: c }, // inside it
+        { where: off }
+      ])
       const handleMany = Effect.flatMap(GamificationEvents, (g) => g.handleMany(batch)).pipe(
         Effect.provide(GamificationEvents.Default)
       )

@@ -1,11 +1,11 @@
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
-import { CurrentTenant, DomainEvents, UserId } from "@timebank/domain"
+import { CurrentTenant, UserId } from "@timebank/domain"
 import { dispatchBatch, dispatchDependencies, Dispatcher, TenantDirectory } from "@timebank/server"
 import { Effect, Layer, Option } from "effect"
 import { asJson, expectError, expectOk, expectStatus } from "../fixtures/client.js"
 import { community, makeActor, visitor } from "../fixtures/community.js"
-import { pay } from "../fixtures/ledger.js"
+import { outboxTransfers, pay } from "../fixtures/ledger.js"
 import { bellOf, dispatchSettled, queuedMails, waitForBells } from "../fixtures/notifications.js"
 import { rawRequest, TestApp } from "../fixtures/TestApp.js"
 
@@ -37,25 +37,12 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("notific
     it.effect("a publisher batch of two communities' transfers: each gets its bells and e-mails; again, nothing", () =>
       Effect.gen(function*() {
         const [c, d] = [yield* funded(), yield* funded()]
-        // Outbox ids no real event has: the bells' source keys are this test's own.
-        const firstId = 8_000_000_000_000 + Math.floor(Math.random() * 1_000_000_000) * 10
-        const transferIn = (where: Members, n: number) => ({
-          event: new DomainEvents.TransactionCompleted({
-            transaction_id: firstId + n,
-            type: "transfer",
-            amount: 1.5,
-            sender_id: where.member.id,
-            recipient_id: where.other.id,
-            listing_id: null,
-            description: `batch ${n}`
-          }),
-          meta: { id: firstId + n, tenantId: where.tenant.id, createdAt: new Date() }
-        })
-        const batch = [transferIn(c, 0), transferIn(d, 1), transferIn(c, 2)]
+        const batch = outboxTransfers([{ where: c }, { where: d }, { where: c }])
+        const linkOf = (n: number) => `/wallet/transactions/${batch[n]!.meta.id}`
         const dispatch = dispatchBatch(batch).pipe(Effect.provide(Layer.mergeAll(...dispatchDependencies)))
         yield* dispatch
         // The funding grants rang too: only the batch's bells count here.
-        const ours = new Set(batch.map((item) => `/wallet/transactions/${item.meta.id}`))
+        const ours = new Set(batch.map((_, n) => linkOf(n)))
         const links = (who: Members["other"]) =>
           Effect.map(
             who.client.notifications.list({ urlParams: { per_page: 100 } }),
@@ -63,11 +50,8 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("notific
               page.data.filter((b) => b.type === "transaction_received" && ours.has(b.link ?? ""))
                 .map((b) => b.link).sort()
           )
-        assert.deepStrictEqual(yield* links(c.other), [
-          `/wallet/transactions/${firstId}`,
-          `/wallet/transactions/${firstId + 2}`
-        ])
-        assert.deepStrictEqual(yield* links(d.other), [`/wallet/transactions/${firstId + 1}`])
+        assert.deepStrictEqual(yield* links(c.other), [linkOf(0), linkOf(2)])
+        assert.deepStrictEqual(yield* links(d.other), [linkOf(1)])
         // The funding grants queued no transaction_sent (the treasury sent them).
         const sent = (who: Members["member"]) =>
           Effect.map(queuedMails(who), (mails) => mails.filter((m) => m.activity_type === "transaction_sent").length)

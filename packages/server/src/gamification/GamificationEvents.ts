@@ -1,7 +1,7 @@
 import type { SqlError } from "@effect/sql/SqlError"
 import { CurrentTenant, type DomainEventOf } from "@timebank/domain"
 import { Cause, Chunk, Effect, Option, Schedule } from "effect"
-import { groupByTenant, type OutboxMeta, subscriberLayer } from "../platform/OutboxPublisher.js"
+import { groupByTenant, type OutboxItem, type OutboxMeta, subscriberLayer } from "../platform/OutboxPublisher.js"
 import { isTransientSqlError } from "../platform/SqlErrors.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { TenantDirectory } from "../tenancy/TenantDirectory.js"
@@ -11,12 +11,6 @@ import { XpRepo } from "./XpRepo.js"
 import { entriesOf, multiplierAt, pointsOf, XP_TAGS, type XpTag } from "./XpRules.js"
 
 export const GAMIFICATION_SUBSCRIBER = "gamification-awards"
-
-/** One event as the outbox hands it over. */
-interface Delivered {
-  readonly event: DomainEventOf<XpTag>
-  readonly meta: OutboxMeta
-}
 
 /**
  * What domain events earn: points for each member they name (× the best campaign covering the event's type at
@@ -34,7 +28,7 @@ export class GamificationEvents extends Effect.Service<GamificationEvents>()("Ga
     const xp = yield* XpRepo
 
     /** The events of one community: their points in one statement, then the badges of everyone who scored. */
-    const record = (items: ReadonlyArray<Delivered>) =>
+    const record = (items: ReadonlyArray<OutboxItem<XpTag>>) =>
       Effect.gen(function*() {
         const scored = items.flatMap(({ event, meta }) => entriesOf(event).map((entry) => ({ entry, meta })))
         if (scored.length === 0) return 0
@@ -68,7 +62,7 @@ export class GamificationEvents extends Effect.Service<GamificationEvents>()("Ga
       })
 
     /** Events of any communities, in commit order; answers how many badges they awarded. */
-    const handleMany = (items: ReadonlyArray<Delivered>) =>
+    const handleMany = (items: ReadonlyArray<OutboxItem<XpTag>>) =>
       Effect.gen(function*() {
         let awarded = 0
         for (const [tenantId, list] of groupByTenant(items)) {

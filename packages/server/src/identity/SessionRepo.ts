@@ -29,14 +29,16 @@ const firstSessionUser = decodeFirst(SessionUserRow)
  */
 const userColumns = Object.keys(UserRow.fields).map((column) => `u.${column}`).join(", ")
 
+/** A session (`s`) that still holds, of a user (`u`) who was not erased: every lookup below asks this. */
+const ACTIVE = "s.revoked_at IS NULL AND s.expires_at > now() AND u.deleted_at IS NULL"
+
 /** The user and session behind an access token (`$1`, its hash): the bearer lookup of every request. */
 const USER_BY_ACCESS_TOKEN = preparedRead(`
   SELECT ${userColumns}, s.id AS session_id, s.impersonator_id
   FROM access_tokens t
   JOIN auth_sessions s ON s.id = t.session_id
   JOIN users u ON u.id = s.user_id
-  WHERE t.token_hash = $1 AND t.expires_at > now()
-    AND s.revoked_at IS NULL AND s.expires_at > now() AND u.deleted_at IS NULL`)
+  WHERE t.token_hash = $1 AND t.expires_at > now() AND ${ACTIVE}`)
 const firstRefresh = decodeFirst(RefreshRow)
 const insertedId = decodeSingle(Schema.Struct({ id: DbInt }))
 
@@ -63,7 +65,7 @@ export class SessionRepo extends Effect.Service<SessionRepo>()("SessionRepo", {
       sql`
         SELECT u.*, s.id AS session_id, s.impersonator_id
         FROM auth_sessions s JOIN users u ON u.id = s.user_id
-        WHERE ${condition} AND s.revoked_at IS NULL AND s.expires_at > now() AND u.deleted_at IS NULL`.pipe(
+        WHERE ${condition} AND ${sql.literal(ACTIVE)}`.pipe(
         firstSessionUser,
         dieOnSqlError
       )

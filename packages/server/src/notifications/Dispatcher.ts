@@ -1,5 +1,5 @@
 import type { Fragment } from "@effect/sql/Statement"
-import { CurrentTenant, type Role, type UserSummary } from "@timebank/domain"
+import { CurrentTenant, type Role, type Tenant, type UserSummary } from "@timebank/domain"
 import { Effect, Schema } from "effect"
 import { Audiences } from "../identity/Audiences.js"
 import { UserSummaries } from "../identity/UserSummaries.js"
@@ -93,14 +93,13 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("Dispatcher", {
       )
 
     /** Title and body in every shipped language (in `LANGUAGES` order), with the community and the actor named. */
-    const textsOf = (delivery: Delivery, found: ReadonlyMap<number, UserSummary>) =>
-      Effect.map(CurrentTenant, (tenant) => {
-        // A change with no acting member (a grant, a reminder) speaks in the community's name.
-        const params = { community: tenant.name, actor: tenant.name, ...delivery.params, ...namesOf(delivery, found) }
-        const title = renderAll(`${delivery.type}.title` as MessageKey, params, tenant.timezone)
-        const body = renderAll(`${delivery.type}.body` as MessageKey, params, tenant.timezone)
-        return LANGUAGES.map((language) => ({ language, title: title[language], body: body[language] }))
-      })
+    const textsOf = (tenant: Tenant, delivery: Delivery, found: ReadonlyMap<number, UserSummary>) => {
+      // A change with no acting member (a grant, a reminder) speaks in the community's name.
+      const params = { community: tenant.name, actor: tenant.name, ...delivery.params, ...namesOf(delivery, found) }
+      const title = renderAll(`${delivery.type}.title` as MessageKey, params, tenant.timezone)
+      const body = renderAll(`${delivery.type}.body` as MessageKey, params, tenant.timezone)
+      return LANGUAGES.map((language) => ({ language, title: title[language], body: body[language] }))
+    }
 
     /** The recipients of deliveries to members by id, as rows (`ord`: the delivery's place in the batch). */
     const memberRows = (deliveries: ReadonlyArray<ToMembers>) =>
@@ -131,9 +130,7 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("Dispatcher", {
       found: ReadonlyMap<number, UserSummary>
     ) {
       const tenant = yield* CurrentTenant
-      const texts = (yield* Effect.forEach(deliveries, (d) => textsOf(d, found))).flatMap((rows, ord) =>
-        rows.map((row) => ({ ord, ...row }))
-      )
+      const texts = deliveries.flatMap((d, ord) => textsOf(tenant, d, found).map((row) => ({ ord, ...row })))
       const fallback = languageFor(null, tenant.settings.default_language)
       const defaultFrequency = tenant.settings["notifications.default_frequency"]
       const column = <A>(f: (d: Delivery, ord: number) => A) => pgArray(deliveries.map(f))

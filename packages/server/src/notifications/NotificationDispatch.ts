@@ -2,7 +2,7 @@ import { CurrentTenant, type DomainEventOf, type DomainEventTag } from "@timeban
 import { Effect, Option } from "effect"
 import { EventAudience } from "../events/EventAudience.js"
 import { GroupDirectory } from "../groups/GroupDirectory.js"
-import { groupByTenant, type OutboxMeta, subscriberLayer } from "../platform/OutboxPublisher.js"
+import { groupByTenant, type OutboxItem, subscriberLayer } from "../platform/OutboxPublisher.js"
 import { TenantSql } from "../platform/TenantSql.js"
 import { TenantDirectory } from "../tenancy/TenantDirectory.js"
 import { communityRules } from "./CommunityRules.js"
@@ -34,17 +34,11 @@ const rulesOf = new Map(RULES.flatMap((rules) => rules.tags.map((tag) => [tag, r
 const deliveriesOf = (event: DomainEventOf<DomainEventTag>, source: string) =>
   rulesOf.get(event._tag)?.deliveries(event, source) ?? Effect.succeed<ReadonlyArray<Delivery>>([])
 
-/** One event as the outbox hands it over. */
-interface Handed {
-  readonly event: DomainEventOf<DomainEventTag>
-  readonly meta: OutboxMeta
-}
-
 /**
  * The deliveries of some events of one community, written in one transaction (the names they show read in one
  * query), then their new bells handed, as one batch, to the channels that follow a bell once it committed.
  */
-const dispatchFor = (tenantId: number, items: ReadonlyArray<Handed>) =>
+const dispatchFor = (tenantId: number, items: ReadonlyArray<OutboxItem<DomainEventTag>>) =>
   Effect.gen(function*() {
     const tenant = yield* Effect.flatMap(TenantDirectory, (tenants) => tenants.findById(tenantId))
     if (Option.isNone(tenant)) return
@@ -65,7 +59,7 @@ const dispatchFor = (tenantId: number, items: ReadonlyArray<Handed>) =>
   })
 
 /** A publisher batch of any communities: one transaction per community, in commit order within each. */
-export const dispatchBatch = (items: ReadonlyArray<Handed>) =>
+export const dispatchBatch = (items: ReadonlyArray<OutboxItem<DomainEventTag>>) =>
   Effect.forEach(groupByTenant(items), ([tenantId, list]) => dispatchFor(tenantId, list), { discard: true }).pipe(
     Effect.withSpan("NotificationDispatch.handleMany", { attributes: { events: items.length } })
   )
@@ -81,7 +75,7 @@ export const NotificationDispatchLive = subscriberLayer({
   name: "notifications-dispatch",
   tags: TAGS,
   handle: (event, meta) =>
-    (meta.tenantId === null ? Effect.void : dispatchFor(meta.tenantId, [{ event, meta }])).pipe(
+    dispatchBatch([{ event, meta }]).pipe(
       Effect.withSpan("NotificationDispatch.handle", { attributes: { type: event._tag, event_id: meta.id } })
     ),
   handleMany: (items) => dispatchBatch(items)

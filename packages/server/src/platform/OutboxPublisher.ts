@@ -16,6 +16,12 @@ export interface OutboxMeta {
   readonly createdAt: Date
 }
 
+/** One event as a publisher batch hands it to `handleMany`: the event and what the outbox row says of it. */
+export interface OutboxItem<K extends DomainEventTag> {
+  readonly event: DomainEventOf<K>
+  readonly meta: OutboxMeta
+}
+
 /**
  * A consumer of domain events. It names the tags it handles and receives only those, decoded; the events of
  * other tags move its cursor without reaching it. It must be idempotent: delivery is at least once (a crash between
@@ -30,9 +36,7 @@ export interface OutboxSubscriber<K extends DomainEventTag, R = never> {
    * events instead of one each). Tried once per batch; when it fails, every event goes through `handle` as usual
    * (retries, dead letters), so it must be idempotent too.
    */
-  readonly handleMany?: (
-    events: ReadonlyArray<{ readonly event: DomainEventOf<K>; readonly meta: OutboxMeta }>
-  ) => Effect.Effect<void, unknown, R>
+  readonly handleMany?: (events: ReadonlyArray<OutboxItem<K>>) => Effect.Effect<void, unknown, R>
 }
 
 /**
