@@ -24,7 +24,7 @@ import { dieOnSqlError } from "../platform/TenantSql.js"
 import { PLATFORM_TENANT_SLUG, TenantDirectory } from "../tenancy/TenantDirectory.js"
 import { LoginThrottle } from "./LoginThrottle.js"
 import { decoyHash, hashPassword, verifyPassword } from "./Password.js"
-import { SessionRepo, type SessionUserRow } from "./SessionRepo.js"
+import { type CallerRow, SessionRepo } from "./SessionRepo.js"
 import {
   ACCESS_TOKEN_SECONDS,
   hashToken,
@@ -213,7 +213,7 @@ export class IdentityService extends Effect.Service<IdentityService>()("Identity
     const unauthenticated = new AuthRequired({ message: "Authentication required" })
 
     /** The caller of the current tenant, or super-admins of the platform acting in it. */
-    const admit = (row: SessionUserRow) =>
+    const admit = (row: CallerRow) =>
       Effect.gen(function*() {
         const tenant = yield* CurrentTenant
         const homeTenantSlug = yield* homeSlugOf(row, tenant)
@@ -225,7 +225,7 @@ export class IdentityService extends Effect.Service<IdentityService>()("Identity
       })
 
     /** The slug of the caller's own community: the addressed one, or (a visiting super-admin) read from tenancy. */
-    const homeSlugOf = (row: SessionUserRow, tenant: Tenant) =>
+    const homeSlugOf = (row: CallerRow, tenant: Tenant) =>
       row.tenant_id === tenant.id
         ? Effect.succeed(tenant.slug)
         : Effect.map(tenants.findById(row.tenant_id), Option.match({ onNone: () => "", onSome: (home) => home.slug }))
@@ -258,16 +258,17 @@ export class IdentityService extends Effect.Service<IdentityService>()("Identity
         if (token === "") return yield* unauthenticated
         const row = looksLikeJwt(token)
           ? yield* legacyUser(token)
-          : yield* orUnauthenticated(sessions.userByAccessToken(hashToken(token)))
+          : yield* orUnauthenticated(sessions.callerByAccessToken(hashToken(token)))
         return yield* admit(row)
-      }).pipe(Effect.withSpan("Identity.authenticateBearer"))
+        // Every authenticated request runs this: no stack trace captured for the span (it costs a `new Error()`).
+      }).pipe(Effect.withSpan("Identity.authenticateBearer", { captureStackTrace: false }))
 
     /** The caller of a session cookie, without the CSRF check (which only unsafe methods need). */
     const sessionCaller = (cookieToken: string) =>
       Effect.gen(function*() {
         if (cookieToken === "") return yield* unauthenticated
-        return yield* admit(yield* orUnauthenticated(sessions.userBySessionCookie(hashToken(cookieToken))))
-      }).pipe(Effect.withSpan("Identity.sessionCaller"))
+        return yield* admit(yield* orUnauthenticated(sessions.callerBySessionCookie(hashToken(cookieToken))))
+      }).pipe(Effect.withSpan("Identity.sessionCaller", { captureStackTrace: false }))
 
     /** Cookie sessions must prove the request comes from our client: the CSRF header echoes the CSRF cookie. */
     const authenticateSession = (

@@ -13,6 +13,17 @@ export const SessionUserRow = Schema.Struct({
 })
 export type SessionUserRow = typeof SessionUserRow.Type
 
+/**
+ * What admitting a caller needs of the user behind a session (who, where, role, whether they may sign in) and the
+ * session itself: the bearer and cookie lookups of every request read and decode these columns only.
+ */
+export const CallerRow = Schema.Struct({
+  ...UserRow.pick("id", "tenant_id", "role", "is_super_admin", "is_god", "status", "is_approved", "deleted_at").fields,
+  session_id: Schema.NullOr(DbInt),
+  impersonator_id: Schema.NullOr(DbInt)
+})
+export type CallerRow = typeof CallerRow.Type
+
 export const RefreshRow = Schema.Struct({
   session_id: DbInt,
   consumed_at: Schema.NullOr(DbDate),
@@ -22,19 +33,23 @@ export const RefreshRow = Schema.Struct({
 export type RefreshRow = typeof RefreshRow.Type
 
 const firstSessionUser = decodeFirst(SessionUserRow)
+const firstCaller = decodeFirst(CallerRow)
 
 /**
- * The user columns by name, not `u.*`: a prepared `u.*` fixes its column list when first planned, so a migration
- * adding a column under a running process would break it.
+ * The caller's user columns by name, not `u.*`: a prepared `u.*` fixes its column list when first planned, so a
+ * migration adding a column under a running process would break it.
  */
-const userColumns = Object.keys(UserRow.fields).map((column) => `u.${column}`).join(", ")
+const callerColumns = Object.keys(CallerRow.fields)
+  .filter((column) => column in UserRow.fields)
+  .map((column) => `u.${column}`)
+  .join(", ")
 
 /** A session (`s`) that still holds, of a user (`u`) who was not erased: every lookup below asks this. */
 const ACTIVE = "s.revoked_at IS NULL AND s.expires_at > now() AND u.deleted_at IS NULL"
 
 /** The user and session behind an access token (`$1`, its hash): the bearer lookup of every request. */
-const USER_BY_ACCESS_TOKEN = preparedRead(`
-  SELECT ${userColumns}, s.id AS session_id, s.impersonator_id
+const CALLER_BY_ACCESS_TOKEN = preparedRead(`
+  SELECT ${callerColumns}, s.id AS session_id, s.impersonator_id
   FROM access_tokens t
   JOIN auth_sessions s ON s.id = t.session_id
   JOIN users u ON u.id = s.user_id
@@ -94,9 +109,13 @@ export class SessionRepo extends Effect.Service<SessionRepo>()("SessionRepo", {
           WHERE ${refresh !== null}`.pipe(Effect.asVoid, dieOnSqlError),
 
       /** Prepared: it runs on every authenticated request, and planning it cost more than running it. */
-      userByAccessToken: (hash: string) => prepared.untenanted(USER_BY_ACCESS_TOKEN, [hash]).pipe(firstSessionUser),
+      callerByAccessToken: (hash: string) => prepared.untenanted(CALLER_BY_ACCESS_TOKEN, [hash]).pipe(firstCaller),
 
-      userBySessionCookie: (hash: string) => activeUserBy(sql`s.cookie_token_hash = ${hash}`),
+      callerBySessionCookie: (hash: string) =>
+        sql`
+          SELECT ${sql.literal(callerColumns)}, s.id AS session_id, s.impersonator_id
+          FROM auth_sessions s JOIN users u ON u.id = s.user_id
+          WHERE s.cookie_token_hash = ${hash} AND ${sql.literal(ACTIVE)}`.pipe(firstCaller, dieOnSqlError),
 
       userBySession: (sessionId: number) => activeUserBy(sql`s.id = ${sessionId}`),
 

@@ -89,7 +89,7 @@ export const canSignIn = (row: Pick<UserRow, "status" | "is_approved" | "deleted
   row.status === "active" && row.is_approved && row.deleted_at === null
 
 export const toActor = (
-  row: UserRow,
+  row: Pick<UserRow, "id" | "tenant_id" | "role" | "status" | "is_approved" | "is_super_admin" | "is_god">,
   actingTenantId: TenantId,
   session: { readonly id: number | null; readonly impersonatorId: number | null; readonly homeTenantSlug: string }
 ): Actor => ({
