@@ -1,8 +1,9 @@
 import { NodeContext } from "@effect/platform-node"
-import { SqlClient } from "@effect/sql"
+import { SqlClient, SqlError } from "@effect/sql"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
 import { migrations } from "@timebank/migrations"
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Context, Duration, Effect, Layer, Option, Redacted } from "effect"
+import pg from "pg"
 import { AppConfig } from "./AppConfig.js"
 import { embeddedPostgres, EmbeddedPostgresRole } from "./EmbeddedPostgres.js"
 
@@ -15,6 +16,59 @@ const MIGRATION_LOCK = 7_246_118_301
  */
 export const applicationNameOf = (config: Pick<AppConfig, "clusterMode" | "runnerHost" | "runnerPort">) =>
   config.clusterMode === "socket" ? `timebank runner ${config.runnerHost}:${config.runnerPort}` : "timebank"
+
+/**
+ * The process's `pg` pool. @effect/sql runs on it, and so do the prepared hot reads (PreparedReads), which hand it a
+ * named query directly: a borrowed connection through `sql.reserve` (a scope, a finalizer, a cancel handler) cost
+ * them more CPU than the statement itself.
+ */
+export class PgPool extends Context.Tag("PgPool")<PgPool, pg.Pool>() {}
+
+export interface PgOptions {
+  readonly url: Redacted.Redacted
+  readonly maxConnections: number
+  readonly applicationName?: string | undefined
+}
+
+/** How long the first connection may take before start-up fails (as @effect/sql-pg's own layer waits). */
+const CONNECT_TIMEOUT = Duration.seconds(5)
+
+/** A pool whose first connection works, ended (at most a second's wait) when the scope closes. */
+const openPool = (options: PgOptions) =>
+  Effect.gen(function*() {
+    const pool = yield* Effect.acquireRelease(
+      Effect.sync(() => {
+        const created = new pg.Pool({
+          connectionString: Redacted.value(options.url),
+          max: options.maxConnections,
+          application_name: options.applicationName ?? "timebank"
+        })
+        // A pooled connection that dies while idle is replaced on next use; the error must not crash the process.
+        created.on("error", () => {})
+        return created
+      }),
+      (pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000))
+    )
+    yield* Effect.tryPromise({
+      try: () => pool.query("SELECT 1"),
+      catch: (cause) => new SqlError.SqlError({ cause, message: "PgClient: Failed to connect" })
+    }).pipe(Effect.timeoutFail({
+      duration: CONNECT_TIMEOUT,
+      onTimeout: () =>
+        new SqlError.SqlError({ cause: new Error("Connection timed out"), message: "PgClient: Connection timed out" })
+    }))
+    return pool
+  })
+
+/** SqlClient (and PgClient) on a pool of our own, which PgPool hands to the prepared reads. */
+export const pgLayer = (
+  options: PgOptions
+): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient | PgPool, SqlError.SqlError> =>
+  Layer.unwrapScoped(Effect.map(openPool(options), (pool) =>
+    Layer.merge(
+      PgClient.layerFromPool({ acquire: Effect.succeed(pool), applicationName: options.applicationName }),
+      Layer.succeed(PgPool, pool)
+    )))
 
 /**
  * PostgreSQL from `DATABASE_URL`, or — when it is unset — the embedded PostgreSQL server kept in `DATA_DIR`, used
@@ -37,7 +91,7 @@ export const SqlLive = Layer.unwrapScoped(Effect.gen(function*() {
       })
     )
   yield* Effect.annotateLogs(Effect.logInfo("database"), { source })
-  return PgClient.layer({ url, maxConnections: config.dbPoolSize, applicationName: applicationNameOf(config) })
+  return pgLayer({ url, maxConnections: config.dbPoolSize, applicationName: applicationNameOf(config) })
 }))
 
 /**

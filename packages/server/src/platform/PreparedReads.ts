@@ -1,8 +1,9 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, SqlError } from "@effect/sql"
 import { CurrentTenant } from "@timebank/domain"
-import { Effect } from "effect"
+import { Effect, FiberRef } from "effect"
 import { createHash } from "node:crypto"
 import { AppConfig } from "./AppConfig.js"
+import { PgPool } from "./Database.js"
 import { dieOnSqlError, TenantSql } from "./TenantSql.js"
 
 /** A hot read run as a named prepared statement: its SQL, with `$1` the tenant id (unless it names no tenant). */
@@ -25,29 +26,42 @@ export const preparedRead = (text: string): PreparedRead => ({
  * shape once per connection instead of on every request. For a page query with its owners and aggregates that
  * planning cost more than running it (pgbench on the directory query: 1,500 tps unprepared, 3,700 prepared).
  *
- * @effect/sql-pg sends every statement unnamed, so this borrows a pooled connection (`reserve`) and hands the `pg`
- * driver a query config with a name (its `query(config, values)` form); the connection goes back to the pool when
- * the read ends. With `DB_TENANT_RLS=true` the read takes TenantSql's path instead (a transaction carrying
- * `app.tenant_id`, unnamed), so row-level security sees every statement. Not for use inside a transaction: the
- * reserved connection is another one.
+ * @effect/sql-pg sends every statement unnamed, so these go to the process's `pg` pool (PgPool) directly, as a query
+ * config with a name; the pool lends a connection for the statement and takes it back. An interrupted read (its
+ * client hung up) simply finishes and returns its connection. With `DB_TENANT_RLS=true` the read takes TenantSql's
+ * path instead (a transaction carrying `app.tenant_id`, unnamed), so row-level security sees every statement. Not
+ * for use inside a transaction: the pool lends another connection.
  */
 export class PreparedReads extends Effect.Service<PreparedReads>()("PreparedReads", {
   dependencies: [TenantSql.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const pool = yield* PgPool
     const db = yield* TenantSql
     const { tenantRls } = yield* AppConfig
 
-    // Uninterruptible: @effect/sql-pg's `reserve` gives no way to cancel a wait for a pooled connection, and a
-    // request interrupted while waiting (its client hung up) would leave the connection it is then handed checked
-    // out for good; under load the pool ran dry within seconds. A read runs for a millisecond or two, so an
-    // abandoned one simply finishes and gives its connection back.
+    const query = (read: PreparedRead, values: ReadonlyArray<unknown>) =>
+      Effect.async<ReadonlyArray<unknown>, SqlError.SqlError>((resume) => {
+        pool.query({ name: read.name, text: read.text, values: [...values] }, (cause, result) => {
+          resume(
+            cause
+              ? Effect.fail(new SqlError.SqlError({ cause, message: "Failed to execute statement" }))
+              : Effect.succeed(result.rows)
+          )
+        })
+      })
+
+    // The statement's span as @effect/sql would make it, only while a tracer records: an untraced process (every
+    // bench, any deployment without OTEL_EXPORTER_OTLP_ENDPOINT) pays for none.
     const named = (read: PreparedRead, values: ReadonlyArray<unknown>) =>
-      Effect.uninterruptible(Effect.scoped(
-        Effect.flatMap(sql.reserve, (connection) =>
-          // The driver takes `{ name, text }` where the connection's type says `string` (see the class comment).
-          connection.executeRaw({ name: read.name, text: read.text } as unknown as string, values))
-      )).pipe(Effect.map((result) => (result as { readonly rows: ReadonlyArray<unknown> }).rows))
+      Effect.flatMap(FiberRef.get(FiberRef.currentTracerEnabled), (traced) =>
+        traced
+          ? Effect.withSpan(query(read, values), "sql.execute", {
+            kind: "client",
+            attributes: { "db.system.name": "postgresql", "db.operation.name": "execute", "db.query.text": read.text },
+            captureStackTrace: false
+          })
+          : query(read, values))
 
     /** The rows `read` gives for the current tenant and `values` (`$2` onwards). SQL failures are defects. */
     const rows = (
