@@ -63,6 +63,29 @@ layer(TestApp(), { excludeTestServices: true, timeout: "180 seconds" })("notific
         assert.lengthOf(yield* links(d.other), 1)
         assert.deepStrictEqual([yield* sent(c.member), yield* sent(d.member)], [2, 1])
       }))
+
+    it.effect("a batch is written in each recipient's language: German and Spanish readers, English senders", () =>
+      Effect.gen(function*() {
+        const [c, d] = [yield* funded(), yield* funded()]
+        yield* expectOk(c.other.client.users.updateMe({ payload: { preferred_language: "de" } }))
+        yield* expectOk(d.other.client.users.updateMe({ payload: { preferred_language: "es" } }))
+        const batch = outboxTransfers([{ where: c }, { where: d }])
+        yield* dispatchBatch(batch).pipe(Effect.provide(Layer.mergeAll(...dispatchDependencies)))
+        const titleOf = (who: Members["other"], n: number) =>
+          Effect.map(
+            who.client.notifications.list({ urlParams: { per_page: 100 } }),
+            (page) => page.data.find((b) => b.link === `/wallet/transactions/${batch[n]!.meta.id}`)?.title ?? ""
+          )
+        const german = yield* titleOf(c.other, 0)
+        assert.include(german, "Mia Member")
+        assert.notInclude(german, "sent you")
+        assert.match(german, /Guthaben|Stunde|Credit|gesendet|geschickt|überwiesen/)
+        assert.include(yield* titleOf(d.other, 1), "te ha enviado")
+        // In the same statement, the sender (who reads English) is mailed an English confirmation.
+        const sent = (yield* queuedMails(c.member)).filter((m) => m.activity_type === "transaction_sent")
+        assert.lengthOf(sent, 1)
+        assert.match(sent[0]!.subject, /^You sent 1 credit to /)
+      }))
   })
 
   describe("recipients", () => {

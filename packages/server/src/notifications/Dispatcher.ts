@@ -6,7 +6,14 @@ import { UserSummaries } from "../identity/UserSummaries.js"
 import { pgArray } from "../platform/SqlArrays.js"
 import { DbInt, decodeRows } from "../platform/SqlRows.js"
 import { TenantSql } from "../platform/TenantSql.js"
-import { languageFor, LANGUAGES, type MessageKey, type MessageParams, renderAll } from "./messages/Messages.js"
+import {
+  isLanguage,
+  type Language,
+  languageFor,
+  type MessageKey,
+  type MessageParams,
+  render
+} from "./messages/Messages.js"
 import { type NotificationTypeName, typeOf } from "./NotificationTypes.js"
 
 /**
@@ -45,6 +52,8 @@ export interface Delivered {
 }
 
 const written = decodeRows(Schema.Struct({ kind: Schema.Literal("bell", "mail"), id: DbInt, user_id: DbInt }))
+
+const spoken = decodeRows(Schema.Struct({ language: Schema.NullOr(Schema.String) }))
 
 /** A delivery to members named by id. */
 type ToMembers = Delivery & { readonly to: Extract<Recipients, { readonly members: unknown }> }
@@ -92,14 +101,34 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("Dispatcher", {
         })
       )
 
-    /** Title and body in every shipped language (in `LANGUAGES` order), with the community and the actor named. */
-    const textsOf = (tenant: Tenant, delivery: Delivery, found: ReadonlyMap<number, UserSummary>) => {
+    /** Title and body in each of `languages`, with the community and the actor named. */
+    const textsOf = (
+      tenant: Tenant,
+      delivery: Delivery,
+      found: ReadonlyMap<number, UserSummary>,
+      languages: ReadonlyArray<Language>
+    ) => {
       // A change with no acting member (a grant, a reminder) speaks in the community's name.
       const params = { community: tenant.name, actor: tenant.name, ...delivery.params, ...namesOf(delivery, found) }
-      const title = renderAll(`${delivery.type}.title` as MessageKey, params, tenant.timezone)
-      const body = renderAll(`${delivery.type}.body` as MessageKey, params, tenant.timezone)
-      return LANGUAGES.map((language) => ({ language, title: title[language], body: body[language] }))
+      return languages.map((language) => ({
+        language,
+        title: render(`${delivery.type}.title` as MessageKey, language, params, tenant.timezone),
+        body: render(`${delivery.type}.body` as MessageKey, language, params, tenant.timezone)
+      }))
     }
+
+    /**
+     * The languages the texts of a write are rendered in: the community's default and whichever shipped languages
+     * its recipients read, asked first (rendering every shipped language for every delivery of a batch cost more
+     * than this read). A member who switches language in between reads the default's text.
+     */
+    const languagesFor = (recipientRows: Fragment, fallback: Language) =>
+      Effect.map(
+        db.query(() => sql`SELECT DISTINCT x.language FROM (${recipientRows}) x`.pipe(spoken)),
+        (rows): ReadonlyArray<Language> => [
+          ...new Set([fallback, ...rows.flatMap((row) => isLanguage(row.language) ? [row.language] : [])])
+        ]
+      )
 
     /** The recipients of deliveries to members by id, as rows (`ord`: the delivery's place in the batch). */
     const memberRows = (deliveries: ReadonlyArray<ToMembers>) =>
@@ -130,8 +159,9 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("Dispatcher", {
       found: ReadonlyMap<number, UserSummary>
     ) {
       const tenant = yield* CurrentTenant
-      const texts = deliveries.flatMap((d, ord) => textsOf(tenant, d, found).map((row) => ({ ord, ...row })))
       const fallback = languageFor(null, tenant.settings.default_language)
+      const languages = yield* languagesFor(recipientRows, fallback)
+      const texts = deliveries.flatMap((d, ord) => textsOf(tenant, d, found, languages).map((row) => ({ ord, ...row })))
       const defaultFrequency = tenant.settings["notifications.default_frequency"]
       const column = <A>(f: (d: Delivery, ord: number) => A) => pgArray(deliveries.map(f))
       const textColumn = <A>(f: (t: typeof texts[number]) => A) => pgArray(texts.map(f))
@@ -162,7 +192,7 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("Dispatcher", {
           ),
           recipients AS (
             SELECT d.*, x.user_id, x.preferences,
-                   CASE WHEN x.language = ANY(${pgArray([...LANGUAGES])}::text[]) THEN x.language ELSE ${fallback} END
+                   CASE WHEN x.language = ANY(${pgArray([...languages])}::text[]) THEN x.language ELSE ${fallback} END
                      AS language
             FROM (${recipientRows}) x
             JOIN d USING (ord)

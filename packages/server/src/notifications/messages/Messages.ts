@@ -78,15 +78,3 @@ export const render = (
     return language === "en" ? catalogues.en[key] : render(key, "en", params, timeZone)
   }
 }
-
-/** `key` rendered in every shipped language: what a set-based insert picks from by each recipient's language. */
-export const renderAll = (
-  key: MessageKey,
-  params: MessageParams = {},
-  timeZone = "UTC"
-): Readonly<Record<Language, string>> => ({
-  en: render(key, "en", params, timeZone),
-  de: render(key, "de", params, timeZone),
-  fr: render(key, "fr", params, timeZone),
-  es: render(key, "es", params, timeZone)
-})
