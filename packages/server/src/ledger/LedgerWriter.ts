@@ -180,7 +180,10 @@ export class LedgerWriter extends Effect.Service<LedgerWriter>()("LedgerWriter",
           )
         }
         return plan.decisions.map((decision, i) => outcome(decision, moves, written, i))
-      })).pipe(dieOnSqlError, Effect.withSpan("LedgerWriter.writeBatch", { attributes: { size: moves.length } }))
+      })).pipe(
+        dieOnSqlError,
+        Effect.withSpan("LedgerWriter.writeBatch", { attributes: { size: moves.length }, captureStackTrace: false })
+      )
 
     return { writeBatch } as const
   })

@@ -29,7 +29,8 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
       }).pipe(
         Effect.asVoid,
         dieOnSqlError,
-        Effect.withSpan("Outbox.append", { attributes: { type: event._tag } })
+        // Every domain write appends: its span captures no stack trace (that is a `new Error()` each time).
+        Effect.withSpan("Outbox.append", { attributes: { type: event._tag }, captureStackTrace: false })
       )
 
     // One statement for a whole batch (the ledger records a TransactionCompleted per move of a group commit).
@@ -44,7 +45,7 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
       }).pipe(
         Effect.asVoid,
         dieOnSqlError,
-        Effect.withSpan("Outbox.appendAll", { attributes: { count: events.length } })
+        Effect.withSpan("Outbox.appendAll", { attributes: { count: events.length }, captureStackTrace: false })
       )
 
     const appendAllFor = (tenantId: number | null, events: ReadonlyArray<DomainEvent>) =>

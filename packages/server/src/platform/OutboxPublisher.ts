@@ -171,7 +171,8 @@ export const runSubscriber = <K extends DomainEventTag, R>(
         Effect.catchAll((cause) => deadLetter(row, cause)),
         Effect.withSpan("OutboxPublisher.deliver", {
           attributes: { subscriber: subscriber.name, type: row.event_type, "outbox.event_id": row.id },
-          kind: "consumer"
+          kind: "consumer",
+          captureStackTrace: false
         })
       )
 
@@ -202,7 +203,8 @@ export const runSubscriber = <K extends DomainEventTag, R>(
         return handleMany(items).pipe(
           Effect.withSpan("OutboxPublisher.deliverMany", {
             attributes: { subscriber: subscriber.name, "batch.size": items.length },
-            kind: "consumer"
+            kind: "consumer",
+            captureStackTrace: false
           }),
           Effect.as(true),
           Effect.catchAllCause((cause) =>
