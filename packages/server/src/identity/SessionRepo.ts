@@ -17,8 +17,19 @@ export type SessionUserRow = typeof SessionUserRow.Type
  * What admitting a caller needs of the user behind a session (who, where, role, whether they may sign in) and the
  * session itself: the bearer and cookie lookups of every request read and decode these columns only.
  */
+const CALLER_USER_COLUMNS = [
+  "id",
+  "tenant_id",
+  "role",
+  "is_super_admin",
+  "is_god",
+  "status",
+  "is_approved",
+  "deleted_at"
+] as const
+
 export const CallerRow = Schema.Struct({
-  ...UserRow.pick("id", "tenant_id", "role", "is_super_admin", "is_god", "status", "is_approved", "deleted_at").fields,
+  ...UserRow.pick(...CALLER_USER_COLUMNS).fields,
   session_id: Schema.NullOr(DbInt),
   impersonator_id: Schema.NullOr(DbInt)
 })
@@ -39,10 +50,7 @@ const firstCaller = decodeFirst(CallerRow)
  * The caller's user columns by name, not `u.*`: a prepared `u.*` fixes its column list when first planned, so a
  * migration adding a column under a running process would break it.
  */
-const callerColumns = Object.keys(CallerRow.fields)
-  .filter((column) => column in UserRow.fields)
-  .map((column) => `u.${column}`)
-  .join(", ")
+const callerColumns = CALLER_USER_COLUMNS.map((column) => `u.${column}`).join(", ")
 
 /** A session (`s`) that still holds, of a user (`u`) who was not erased: every lookup below asks this. */
 const ACTIVE = "s.revoked_at IS NULL AND s.expires_at > now() AND u.deleted_at IS NULL"
@@ -76,14 +84,12 @@ export class SessionRepo extends Effect.Service<SessionRepo>()("SessionRepo", {
     const sql = yield* SqlClient.SqlClient
     const prepared = yield* PreparedReads
 
-    const activeUserBy = (condition: Statement.Fragment) =>
+    /** `columns` of the user (`u`) and the session of a session that still holds, found by `condition`. */
+    const activeSession = (columns: string, condition: Statement.Fragment) =>
       sql`
-        SELECT u.*, s.id AS session_id, s.impersonator_id
+        SELECT ${sql.literal(columns)}, s.id AS session_id, s.impersonator_id
         FROM auth_sessions s JOIN users u ON u.id = s.user_id
-        WHERE ${condition} AND ${sql.literal(ACTIVE)}`.pipe(
-        firstSessionUser,
-        dieOnSqlError
-      )
+        WHERE ${condition} AND ${sql.literal(ACTIVE)}`
 
     return {
       create: (s: NewSession) =>
@@ -112,12 +118,10 @@ export class SessionRepo extends Effect.Service<SessionRepo>()("SessionRepo", {
       callerByAccessToken: (hash: string) => prepared.untenanted(CALLER_BY_ACCESS_TOKEN, [hash]).pipe(firstCaller),
 
       callerBySessionCookie: (hash: string) =>
-        sql`
-          SELECT ${sql.literal(callerColumns)}, s.id AS session_id, s.impersonator_id
-          FROM auth_sessions s JOIN users u ON u.id = s.user_id
-          WHERE s.cookie_token_hash = ${hash} AND ${sql.literal(ACTIVE)}`.pipe(firstCaller, dieOnSqlError),
+        activeSession(callerColumns, sql`s.cookie_token_hash = ${hash}`).pipe(firstCaller, dieOnSqlError),
 
-      userBySession: (sessionId: number) => activeUserBy(sql`s.id = ${sessionId}`),
+      userBySession: (sessionId: number) =>
+        activeSession("u.*", sql`s.id = ${sessionId}`).pipe(firstSessionUser, dieOnSqlError),
 
       /** A user of any tenant, for legacy JWTs, which name the user directly. */
       userById: (id: number) =>
