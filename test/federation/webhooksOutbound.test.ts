@@ -207,9 +207,10 @@ layer(TestApp(FAST_DELIVERY), { excludeTestServices: true, timeout: "120 seconds
       yield* Effect.sleep("500 millis")
       assert.deepStrictEqual(p.receiver.received, [], "nothing goes to a suspended partner")
       assert.deepStrictEqual((yield* deliveriesOf(p.id)).map((r) => r.status), ["pending"])
-      // Nor while federation is off for the community.
-      yield* setPartnerStatus(p.id, "active")
+      // Nor while federation is off for the community (switched off before the partner is reactivated, so no
+      // worker poll can fall between the two).
       yield* setWhitelisted(c.tenant, false)
+      yield* setPartnerStatus(p.id, "active")
       yield* Effect.sleep("500 millis")
       assert.deepStrictEqual(p.receiver.received, [])
       yield* setWhitelisted(c.tenant, true)
