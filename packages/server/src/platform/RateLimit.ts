@@ -7,6 +7,7 @@ import type { RedisOptions } from "ioredis"
 import { AppConfig } from "./AppConfig.js"
 import { clientIp } from "./ClientIp.js"
 import { layerMemoryRateLimitStore } from "./MemoryRateLimitStore.js"
+import { Redis } from "./Redis.js"
 import { setResponseHeaders, setRetryAfter } from "./ResponseHeaders.js"
 
 /** A store that does not answer within this time is treated as down: the request goes through. */
@@ -26,24 +27,49 @@ export const redisOptionsFromUrl = (url: string): RedisOptions => {
   }
 }
 
+/** The store's failure while Redis is known to be down: the outage is logged once, by the shared connection. */
+const REDIS_DOWN = "Redis is unreachable (the shared connection is not ready)"
+
+/**
+ * The Redis store, asked only while the process's shared Redis connection is ready: while it sees Redis down, the
+ * store fails at once (the limit falls open) instead of queueing a command for {@link RATE_LIMIT_STORE_TIMEOUT}.
+ * The store keeps its own client (the library opens it), so a brief reconnection of that client still waits.
+ */
+const layerRedisStore = (url: string, keyPrefix: string) =>
+  Layer.effect(
+    RateLimiter.RateLimiterStore,
+    Effect.gen(function*() {
+      const store = yield* RateLimiter.RateLimiterStore
+      const { client } = yield* Redis
+      const unavailable = Effect.fail(new RateLimiter.RateLimitStoreError({ message: REDIS_DOWN }))
+      const isDown = () => Option.isSome(client) && client.value.status !== "ready"
+      return RateLimiter.RateLimiterStore.of({
+        fixedWindow: (options) => isDown() ? unavailable : store.fixedWindow(options),
+        tokenBucket: (options) => isDown() ? unavailable : store.tokenBucket(options)
+      })
+    })
+  ).pipe(
+    Layer.provide(RedisRateLimiter.layerStore({
+      ...redisOptionsFromUrl(url),
+      prefix: `${keyPrefix}ratelimit:`,
+      lazyConnect: true,
+      maxRetriesPerRequest: 1,
+      commandTimeout: Duration.toMillis(RATE_LIMIT_STORE_TIMEOUT)
+    })),
+    Layer.provide(Redis.Default)
+  )
+
 /**
  * The one rate limiter of the process: counters in Redis when `REDIS_URL` is set (shared by every process), in
- * memory otherwise (a bounded store that forgets expired windows: {@link layerMemoryRateLimitStore}). The Redis
- * connection is opened on first use and gives up quickly, so a Redis outage costs a request at most
- * {@link RATE_LIMIT_STORE_TIMEOUT}.
+ * memory otherwise (a bounded store that forgets expired windows: {@link layerMemoryRateLimitStore}). While Redis
+ * is down the limits fall open at once ({@link layerRedisStore}); a store that does not answer costs a request at
+ * most {@link RATE_LIMIT_STORE_TIMEOUT}.
  */
 export const RateLimiterLive = RateLimiter.layer.pipe(
   Layer.provide(Layer.unwrapEffect(Effect.map(AppConfig, (config) =>
     Option.match(config.redisUrl, {
       onNone: () => layerMemoryRateLimitStore(),
-      onSome: (url) =>
-        RedisRateLimiter.layerStore({
-          ...redisOptionsFromUrl(Redacted.value(url)),
-          prefix: `${config.redisKeyPrefix}ratelimit:`,
-          lazyConnect: true,
-          maxRetriesPerRequest: 1,
-          commandTimeout: Duration.toMillis(RATE_LIMIT_STORE_TIMEOUT)
-        })
+      onSome: (url) => layerRedisStore(Redacted.value(url), config.redisKeyPrefix)
     }))))
 )
 
@@ -89,6 +115,7 @@ export const rateLimitLayer = <I>(
           yield* setRetryAfter(seconds)
           return yield* new RateLimited({ message: `Too many requests; try again in ${seconds} s` })
         }
+        if (error.message === REDIS_DOWN) return
         yield* Effect.logWarning("rate limit store unavailable; request let through", error).pipe(
           Effect.annotateLogs({ rate_limit: tag.key })
         )
