@@ -6,6 +6,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { setTimeout as sleep } from "node:timers/promises"
 import pg from "pg"
+import { apiStartFlags } from "../apps/api/src/startFlags.js"
 import { type Client, expectStatus, httpClient } from "./lib.js"
 import { type Child, type Database, freePort, startDatabase, startNode, stopChild, waitForOk } from "./processes.js"
 
@@ -56,7 +57,8 @@ export interface ApiOptions {
 
 /**
  * Starts the timebank API (apps/api/src/main.ts) with a bootstrap super-admin on `database` and waits for its health
- * route. Without a database, the API runs its own embedded PostgreSQL in a temp DATA_DIR (removed by `stop`).
+ * route, with the node flags `npm start` gives it. Without a database, the API runs its own embedded PostgreSQL in a
+ * temp DATA_DIR (removed by `stop`).
  * BENCH_API_NODE_FLAGS: extra node flags for the API, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to see where its
  * time goes (not allowed in NODE_OPTIONS). REDIS_URL is passed on when set.
  */
@@ -78,7 +80,7 @@ export const startApi = async (
   }
   const server = await startServer(
     "timebank API",
-    [...nodeFlags, "--import", "tsx", "apps/api/src/main.ts"],
+    [...apiStartFlags(), ...nodeFlags, "--import", "tsx", "apps/api/src/main.ts"],
     {
       HOST: "127.0.0.1",
       LOG_LEVEL: "WARN",
