@@ -14,11 +14,14 @@ import {
   hasEnded,
   isEmpty,
   isEmptyPlan,
+  makePlaces,
   type Places,
   planWrite,
   positionOf,
   promotions,
-  type Settings
+  type Settings,
+  statusOf,
+  waitersOf
 } from "@timebank/server"
 
 const MINUTE = 60_000
@@ -38,10 +41,8 @@ const event = (overrides: Partial<EventFacts> = {}): EventFacts => ({
   ...overrides
 })
 
-const places = (rsvps: Array<[number, RsvpStatus]> = [], waitlist: Array<number> = []): Places => ({
-  rsvps: new Map(rsvps),
-  waitlist
-})
+const places = (rsvps: Array<[number, RsvpStatus]> = [], waitlist: Array<number> = []): Places =>
+  makePlaces(rsvps, waitlist)
 
 const on: Settings = { waitlistEnabled: true, autoPromote: true }
 const member = (userId: number, choice: "going" | "interested" | "not_going" | "declined", isApproved = true) => ({
@@ -81,7 +82,7 @@ describe("RSVP decisions (spec RSVP table, decisions D8)", () => {
     assert.deepStrictEqual([positionOf(fourth.after, 3), positionOf(fourth.after, 4)], [1, 2])
     const thirdAgain = decided(event(), fourth.after, member(3, "going"))
     assert.strictEqual(positionOf(thirdAgain.after, 3), 1)
-    assert.deepStrictEqual(thirdAgain.after.waitlist, [3, 4])
+    assert.deepStrictEqual(waitersOf(thirdAgain.after), [3, 4])
   })
 
   it("an `attended` RSVP keeps its place: it counts as going", () => {
@@ -101,7 +102,7 @@ describe("RSVP decisions (spec RSVP table, decisions D8)", () => {
     const full = places([[1, "going"], [2, "going"]])
     for (const choice of ["interested", "not_going", "declined"] as const) {
       const result = decided(event(), full, member(3, choice))
-      assert.strictEqual(result.after.rsvps.get(3), choice)
+      assert.strictEqual(statusOf(result.after, 3), choice)
       assert.strictEqual(result.waitlisted, false)
     }
   })
@@ -111,9 +112,9 @@ describe("RSVP decisions (spec RSVP table, decisions D8)", () => {
     for (const choice of ["interested", "not_going", "declined"] as const) {
       const result = decided(event(), before, member(1, choice))
       assert.deepStrictEqual(result.change.promoted, [3], choice)
-      assert.strictEqual(result.after.rsvps.get(3), "going")
-      assert.strictEqual(result.after.rsvps.get(1), choice)
-      assert.deepStrictEqual(result.after.waitlist, [5, 4])
+      assert.strictEqual(statusOf(result.after, 3), "going")
+      assert.strictEqual(statusOf(result.after, 1), choice)
+      assert.deepStrictEqual(waitersOf(result.after), [5, 4])
       assert.deepStrictEqual([positionOf(result.after, 5), positionOf(result.after, 4)], [1, 2])
     }
   })
@@ -122,7 +123,7 @@ describe("RSVP decisions (spec RSVP table, decisions D8)", () => {
     const before = places([[1, "going"], [2, "going"]], [3, 4])
     const result = decided(event(), before, member(1, "not_going"), { ...on, autoPromote: false })
     assert.deepStrictEqual(result.change.promoted, [])
-    assert.deepStrictEqual(result.after.waitlist, [3, 4])
+    assert.deepStrictEqual(waitersOf(result.after), [3, 4])
     assert.deepStrictEqual(countsOf(result.after), { going: 1, interested: 0, waitlist: 2 })
   })
 
@@ -136,8 +137,8 @@ describe("RSVP decisions (spec RSVP table, decisions D8)", () => {
   it("a waiter who answers going when a place is free takes it and leaves the waitlist", () => {
     const before = places([[1, "going"]], [3])
     const result = decided(event(), before, member(3, "going"), { ...on, autoPromote: false })
-    assert.strictEqual(result.after.rsvps.get(3), "going")
-    assert.deepStrictEqual(result.after.waitlist, [])
+    assert.strictEqual(statusOf(result.after, 3), "going")
+    assert.deepStrictEqual(waitersOf(result.after), [])
   })
 
   it("cancelled events refuse every answer; ended ones refuse going and interested only", () => {
@@ -178,7 +179,7 @@ describe("removal and promotion", () => {
     const before = places([[1, "going"], [2, "going"]], [3, 4, 5])
     const change: Change = promotions(event({ maxAttendees: 4 }), before, on, now)
     assert.deepStrictEqual(change.promoted, [3, 4])
-    assert.deepStrictEqual(applyChange(before, change).waitlist, [5])
+    assert.deepStrictEqual(waitersOf(applyChange(before, change)), [5])
     assert.deepStrictEqual(promotions(event({ maxAttendees: null }), before, on, now).promoted, [3, 4, 5])
   })
 
@@ -272,7 +273,7 @@ describe("a batch of decisions as one write", () => {
       member(4, "going"),
       member(7, "going")
     ])
-    assert.deepStrictEqual(after.waitlist, [3, 5, 6, 4, 7])
+    assert.deepStrictEqual(waitersOf(after), [3, 5, 6, 4, 7])
     assert.deepStrictEqual(plan.unqueue, [4])
     // Rows of 3 and 5 keep their (smaller) ids; the new rows follow in queue order.
     assert.deepStrictEqual(plan.enqueue, [6, 4, 7])
@@ -283,7 +284,7 @@ describe("a batch of decisions as one write", () => {
   it("a promotion in the batch moves the waiter's row into the RSVPs, with both events", () => {
     const before = places([[1, "going"], [2, "going"]], [3, 4])
     const { after, plan } = batch(before, [{ remove: 1 }, member(8, "going")])
-    assert.deepStrictEqual(after.waitlist, [4, 8])
+    assert.deepStrictEqual(waitersOf(after), [4, 8])
     assert.deepStrictEqual(plan.remove, [1])
     assert.deepStrictEqual(plan.upsert, [[3, "going"]])
     assert.deepStrictEqual(plan.unqueue, [3])

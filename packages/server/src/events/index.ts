@@ -47,6 +47,7 @@ export * from "./rsvp/EventEntityLive.js"
 export * from "./rsvp/EventPlaces.js"
 export * from "./rsvp/EventPlacesRepo.js"
 export * from "./rsvp/RsvpService.js"
+export * as Waitlist from "./rsvp/Waitlist.js"
 
 /** Events: CRUD, lists, cancel and delete, images, RSVPs, waitlist, attendees, check-in, series, reminders, ICS. */
 export const EventsLive = Layer.mergeAll(

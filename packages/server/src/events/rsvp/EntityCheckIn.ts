@@ -10,7 +10,7 @@ import {
 import { Effect, Option } from "effect"
 import type { LedgerService } from "../../ledger/LedgerService.js"
 import { type DecisionContext, refuse } from "./EntityDecisions.js"
-import { applyChange, canCheckIn, checkInCents, checkInWindowOpen, noChange } from "./EventPlaces.js"
+import { applyChange, canCheckIn, checkInCents, checkInWindowOpen, noChange, statusOf } from "./EventPlaces.js"
 import type { EventPlacesRepo } from "./EventPlacesRepo.js"
 
 /**
@@ -30,7 +30,7 @@ export const checkIn = (
         message: "Check-in opens 30 minutes before the start and closes 24 hours after the end"
       })
     }
-    const status = places.rsvps.get(input.attendeeId)
+    const status = statusOf(places, input.attendeeId)
     const cents = checkInCents(event)
     const result = (transactionId: number | null, already: boolean): CheckInResult => ({
       event_id: event.id as EventId,

@@ -25,7 +25,8 @@ import {
   positionOf,
   promotions,
   type RsvpRefusal,
-  type Settings
+  type Settings,
+  statusOf
 } from "./EventPlaces.js"
 
 /** The errors a refused message answers with. */
@@ -73,14 +74,14 @@ export const rsvpDecision =
       const position = positionOf(after, payload.userId)
       return decision.waitlisted && position !== null
         ? { status: "waitlisted", waitlist_position: position, counts: countsOf(after) }
-        : { status: after.rsvps.get(payload.userId) ?? payload.status, counts: countsOf(after) }
+        : { status: statusOf(after, payload.userId) ?? payload.status, counts: countsOf(after) }
     })
   }
 
 /** `RemoveRsvp`: the member withdraws their answer (and any waitlist entry); a checked-in attendee cannot. */
 export const removalDecision =
   (payload: { readonly userId: number }) => ({ event, now, places, settings }: DecisionContext) => {
-    if (places.rsvps.get(payload.userId) === "attended") return refused(refuse.attended())
+    if (statusOf(places, payload.userId) === "attended") return refused(refuse.attended())
     const change = decideRemoval(event, places, payload.userId, settings, now)
     const removed = change.rsvps.length > 0 || change.leaveWaitlist.length > 0
     return accepted(removed ? change : noChange, (after): RsvpRemoved => ({ removed, counts: countsOf(after) }))
@@ -94,7 +95,7 @@ export const joinDecision = (payload: { readonly userId: number; readonly isAppr
   if (event.status === "cancelled") return refused(refuse.cancelled())
   if (hasEnded(event, now)) return refused(refuse.ended())
   if (event.membersOnly && !payload.isApproved) return refused(refuse.members_only())
-  const current = places.rsvps.get(payload.userId)
+  const current = statusOf(places, payload.userId)
   if (current === "going" || current === "attended") {
     return refused(new WaitlistNotNeeded({ message: "You already have a place at this event" }))
   }
@@ -103,7 +104,7 @@ export const joinDecision = (payload: { readonly userId: number; readonly isAppr
     counts: countsOf(after)
   })
   if (positionOf(places, payload.userId) !== null) return accepted(noChange, joined)
-  if (countsOf(places).going < (event.maxAttendees ?? Number.POSITIVE_INFINITY)) {
+  if (places.going < (event.maxAttendees ?? Number.POSITIVE_INFINITY)) {
     return refused(new WaitlistNotNeeded({ message: "This event has free places: RSVP `going` instead" }))
   }
   if (!settings.waitlistEnabled) return refused(refuse.full())

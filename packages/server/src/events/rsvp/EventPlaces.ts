@@ -1,4 +1,6 @@
 import type { DomainEvents, RsvpChoice, RsvpCounts, RsvpStatus } from "@timebank/domain"
+import { HashMap, Option } from "effect"
+import * as Waitlist from "./Waitlist.js"
 
 /** What the Event entity needs of its event row to decide. */
 export interface EventFacts {
@@ -12,11 +14,17 @@ export interface EventFacts {
   readonly membersOnly: boolean
 }
 
-/** Who holds a place, who is interested, who waits (in order). The entity's memory of one event. */
+/**
+ * Who holds a place, who is interested, who waits (in order). The entity's memory of one event: persistent (a change
+ * makes new places sharing the rest) and counted as it changes, so deciding an RSVP costs the same for the
+ * thousandth member as for the first.
+ */
 export interface Places {
-  readonly rsvps: ReadonlyMap<number, RsvpStatus>
-  /** User ids, first come first. */
-  readonly waitlist: ReadonlyArray<number>
+  readonly rsvps: HashMap.HashMap<number, RsvpStatus>
+  readonly waitlist: Waitlist.Waitlist
+  /** RSVPs holding a place (`going`, `attended`). */
+  readonly going: number
+  readonly interested: number
 }
 
 export interface Settings {
@@ -27,24 +35,45 @@ export interface Settings {
 /** `attended` keeps the place it had as `going`. */
 const holdsPlace = (status: RsvpStatus | undefined) => status === "going" || status === "attended"
 
-export const countsOf = (places: Places): RsvpCounts => {
+const placeCount = (status: RsvpStatus | undefined) => (holdsPlace(status) ? 1 : 0)
+const interestCount = (status: RsvpStatus | undefined) => (status === "interested" ? 1 : 0)
+
+/** Places from an event's rows: its RSVPs and its waitlist in queue order. */
+export const makePlaces = (
+  rsvps: Iterable<readonly [userId: number, status: RsvpStatus]>,
+  waitlist: Iterable<number>
+): Places => {
+  const map = HashMap.fromIterable(rsvps)
   let going = 0
   let interested = 0
-  for (const status of places.rsvps.values()) {
-    if (holdsPlace(status)) going++
-    else if (status === "interested") interested++
+  for (const status of HashMap.values(map)) {
+    going += placeCount(status)
+    interested += interestCount(status)
   }
-  return { going, interested, waitlist: places.waitlist.length }
+  return { rsvps: map, waitlist: Waitlist.waitlistOf(waitlist), going, interested }
 }
+
+/** A member's RSVP status, if they answered. */
+export const statusOf = (places: Places, userId: number): RsvpStatus | undefined =>
+  Option.getOrUndefined(HashMap.get(places.rsvps, userId))
+
+/** The waiters, first come first. */
+export const waitersOf = (places: Places): Array<number> => Waitlist.waiters(places.waitlist)
+
+export const countsOf = (places: Places): RsvpCounts => ({
+  going: places.going,
+  interested: places.interested,
+  waitlist: Waitlist.size(places.waitlist)
+})
 
 export const freePlaces = (event: EventFacts, places: Places) =>
-  event.maxAttendees === null ? Number.POSITIVE_INFINITY : Math.max(0, event.maxAttendees - countsOf(places).going)
+  event.maxAttendees === null ? Number.POSITIVE_INFINITY : Math.max(0, event.maxAttendees - places.going)
 
 /** 1 + the number of members who joined the waitlist earlier (decisions D8); null when not waiting. */
-export const positionOf = (places: Places, userId: number): number | null => {
-  const index = places.waitlist.indexOf(userId)
-  return index === -1 ? null : index + 1
-}
+export const positionOf = (places: Places, userId: number): number | null =>
+  Waitlist.positionIn(places.waitlist, userId)
+
+const isWaiting = (places: Places, userId: number) => Waitlist.isWaiting(places.waitlist, userId)
 
 /** Spec "Errors" rule 1: past = after end_time, or after start_time when there is no end_time. */
 export const hasEnded = (event: EventFacts, now: Date) => (event.endTime ?? event.startTime).getTime() < now.getTime()
@@ -66,15 +95,18 @@ export const isEmpty = (change: Change) =>
   change.promoted.length === 0
 
 export const applyChange = (places: Places, change: Change): Places => {
-  const rsvps = new Map(places.rsvps)
+  let { going, interested, rsvps, waitlist } = places
   for (const [userId, status] of change.rsvps) {
-    if (status === null) rsvps.delete(userId)
-    else rsvps.set(userId, status)
+    const was = Option.getOrUndefined(HashMap.get(rsvps, userId))
+    const now = status ?? undefined
+    going += placeCount(now) - placeCount(was)
+    interested += interestCount(now) - interestCount(was)
+    rsvps = status === null ? HashMap.remove(rsvps, userId) : HashMap.set(rsvps, userId, status)
   }
-  const leaving = new Set([...change.leaveWaitlist, ...change.promoted])
-  const waitlist = places.waitlist.filter((userId) => !leaving.has(userId))
-  for (const userId of change.joinWaitlist) if (!waitlist.includes(userId)) waitlist.push(userId)
-  return { rsvps, waitlist }
+  for (const userId of change.leaveWaitlist) waitlist = Waitlist.leave(waitlist, userId)
+  for (const userId of change.promoted) waitlist = Waitlist.leave(waitlist, userId)
+  for (const userId of change.joinWaitlist) waitlist = Waitlist.join(waitlist, userId)
+  return { rsvps, waitlist, going, interested }
 }
 
 /**
@@ -84,7 +116,7 @@ export const applyChange = (places: Places, change: Change): Places => {
 export const promotions = (event: EventFacts, places: Places, settings: Settings, now: Date): Change => {
   if (!settings.autoPromote || event.status === "cancelled" || hasEnded(event, now)) return noChange
   const free = freePlaces(event, places)
-  const promoted = places.waitlist.slice(0, Number.isFinite(free) ? free : places.waitlist.length)
+  const promoted = Waitlist.firstWaiters(places.waitlist, Number.isFinite(free) ? free : Waitlist.size(places.waitlist))
   return promoted.length === 0
     ? noChange
     : { rsvps: promoted.map((userId) => [userId, "going"] as const), joinWaitlist: [], leaveWaitlist: [], promoted }
@@ -118,7 +150,7 @@ export const decideRsvp = (
   settings: Settings,
   now: Date
 ): RsvpDecision => {
-  const current = places.rsvps.get(input.userId)
+  const current = statusOf(places, input.userId)
   if (event.status === "cancelled") return { _tag: "Refused", reason: "cancelled" }
   const attending = input.choice === "going" || input.choice === "interested"
   if (attending && hasEnded(event, now)) return { _tag: "Refused", reason: "ended" }
@@ -131,7 +163,7 @@ export const decideRsvp = (
       const change: Change = {
         rsvps: [[input.userId, "going"]],
         joinWaitlist: [],
-        leaveWaitlist: positionOf(places, input.userId) === null ? [] : [input.userId],
+        leaveWaitlist: isWaiting(places, input.userId) ? [input.userId] : [],
         promoted: []
       }
       return { _tag: "Decided", change, waitlisted: false }
@@ -144,7 +176,7 @@ export const decideRsvp = (
   const own: Change = {
     rsvps: current === input.choice ? [] : [[input.userId, input.choice]],
     joinWaitlist: [],
-    leaveWaitlist: positionOf(places, input.userId) === null ? [] : [input.userId],
+    leaveWaitlist: isWaiting(places, input.userId) ? [input.userId] : [],
     promoted: []
   }
   const after = applyChange(places, own)
@@ -160,9 +192,9 @@ export const decideRemoval = (
   now: Date
 ): Change => {
   const own: Change = {
-    rsvps: places.rsvps.has(userId) ? [[userId, null]] : [],
+    rsvps: HashMap.has(places.rsvps, userId) ? [[userId, null]] : [],
     joinWaitlist: [],
-    leaveWaitlist: positionOf(places, userId) === null ? [] : [userId],
+    leaveWaitlist: isWaiting(places, userId) ? [userId] : [],
     promoted: []
   }
   return mergeChanges(own, promotions(event, applyChange(places, own), settings, now))
@@ -205,7 +237,7 @@ export const eventsOf = (event: EventFacts, before: Places, change: Change): Rea
   const about = { event_id: event.id, event_title: event.title, organiser_id: event.organiserId }
   const changed: Array<PlacesEvent> = []
   for (const [userId, status] of change.rsvps) {
-    const from = before.rsvps.get(userId) ?? null
+    const from = statusOf(before, userId) ?? null
     if (from !== status) changed.push({ type: "RsvpChanged", payload: { ...about, user_id: userId, from, to: status } })
   }
   for (const userId of change.promoted) {
@@ -235,9 +267,11 @@ export const isEmptyPlan = (plan: WritePlan) =>
   plan.cancelReminders.length === 0 && plan.events.length === 0
 
 /**
- * Several changes decided one after the other, from `before` to `after`, as one write: each member's RSVP row ends
- * as `after` says, however often it changed on the way. `leftQueue` names everyone who left the waitlist on the way
- * (left or promoted), so that a member who left and joined again gets a new row at the end of the queue.
+ * Several changes decided one after the other, from `before` to `after` (by `applyChange`), as one write: each
+ * member's RSVP row ends as `after` says, however often it changed on the way. Only members the batch's events
+ * name are looked at (every change of status raised one), so a batch costs what it changed, not the event's size.
+ * `leftQueue` names everyone who left the waitlist on the way (left or promoted): their rows go, and a member who
+ * left and joined again gets a new row at the end of the queue, as everyone who joined in the batch does.
  */
 export const planWrite = (
   before: Places,
@@ -248,20 +282,18 @@ export const planWrite = (
 ): WritePlan => {
   const upsert: Array<readonly [number, RsvpStatus]> = []
   const remove: Array<number> = []
-  for (const userId of new Set([...before.rsvps.keys(), ...after.rsvps.keys()])) {
-    const status = after.rsvps.get(userId)
-    if (status === before.rsvps.get(userId)) continue
+  const changed = new Set(events.flatMap((e) => (e.type === "RsvpChanged" ? [e.payload.user_id] : [])))
+  for (const userId of changed) {
+    const status = statusOf(after, userId)
+    if (status === statusOf(before, userId)) continue
     if (status === undefined) remove.push(userId)
     else upsert.push([userId, status])
   }
-  const queued = new Set(before.waitlist)
-  const stays = (userId: number) => queued.has(userId) && !leftQueue.has(userId)
-  const staying = new Set(after.waitlist.filter(stays))
   return {
     upsert,
     remove,
-    unqueue: before.waitlist.filter((userId) => !staying.has(userId)),
-    enqueue: after.waitlist.filter((userId) => !stays(userId)),
+    unqueue: Waitlist.inQueueOrder(before.waitlist, leftQueue),
+    enqueue: Waitlist.joinedSince(after.waitlist, before.waitlist.nextSequence),
     cancelReminders: [...cancelReminders],
     events
   }

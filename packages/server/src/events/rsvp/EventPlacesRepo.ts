@@ -5,7 +5,7 @@ import { pgArray } from "../../platform/SqlArrays.js"
 import { DbDate, DbInt, decodeFirst, decodeRows } from "../../platform/SqlRows.js"
 import { TenantSql } from "../../platform/TenantSql.js"
 import { EventRow } from "../EventRow.js"
-import type { EventFacts, Places, PlacesEvent, WritePlan } from "./EventPlaces.js"
+import { type EventFacts, makePlaces, type Places, type PlacesEvent, type WritePlan } from "./EventPlaces.js"
 
 const FactsRow = EventRow.pick(
   "id",
@@ -77,10 +77,9 @@ export class EventPlacesRepo extends Effect.Service<EventPlacesRepo>()("EventPla
             SELECT user_id FROM event_waitlist WHERE tenant_id = ${tenantId} AND event_id = ${eventId} ORDER BY id`
             .pipe(decodeRows(Waiting))
         }, { concurrency: 2 }).pipe(
-          Effect.map(({ rsvps, waiting }): Places => ({
-            rsvps: new Map(rsvps.map((r) => [r.user_id, r.status])),
-            waitlist: waiting.map((w) => w.user_id)
-          }))
+          Effect.map(({ rsvps, waiting }): Places =>
+            makePlaces(rsvps.map((r) => [r.user_id, r.status]), waiting.map((w) => w.user_id))
+          )
         )
       )
 
