@@ -2,13 +2,16 @@ import { assert, describe, it } from "@effect/vitest"
 import { AppConfig, redactQuery, redactUrl, TelemetryLive, untracedRequests, withTracePolicy } from "@timebank/server"
 import { ConfigProvider, Context, Duration, Effect, Exit, Layer, Option, Schedule, Tracer } from "effect"
 import { writeFileSync } from "node:fs"
+import { expectStatus } from "../fixtures/client.js"
 import { community } from "../fixtures/community.js"
 import { answer, makeEvent } from "../fixtures/events.js"
+import { pay } from "../fixtures/ledger.js"
 import { otlpCollector, type ReceivedSpan, renderTrace } from "../fixtures/otlpCollector.js"
 import { twoServers } from "../fixtures/servers.js"
 import { apiClient, rawRequest } from "../fixtures/TestApp.js"
 
 const RSVP_ROUTE = "/api/v2/events/:id/rsvp"
+const TRANSFER_ROUTE = "/api/v2/wallet/transfers"
 const SERVER = 2
 const CLIENT = 3
 const CONSUMER = 5
@@ -85,7 +88,7 @@ describe("telemetry: traces and metrics over OTLP/HTTP JSON", () => {
           OTEL_BSP_SCHEDULE_DELAY: "100",
           OTEL_METRIC_EXPORT_INTERVAL: "200"
         })
-        const c = yield* onA(community({ signIn: "token" }))
+        const c = yield* onA(community({ signIn: "token", fund: { member: 5 } }))
         const event = yield* onA(makeEvent(c.admin))
         // Through both processes: the event's entity lives on one runner, so one of the two RSVPs crosses over.
         yield* answer(c.member.client, event, "going")
@@ -156,6 +159,49 @@ describe("telemetry: traces and metrics over OTLP/HTTP JSON", () => {
               JSON.stringify(collector.spans.filter((s) => s.kind === CONSUMER).map((s) => [s.name, s.attributes]))
             }`,
           "60 seconds"
+        )
+
+        // Each delivery links to the span that recorded its events, so the RSVPs' traces lead to what they caused.
+        const rsvpTraces = new Set(complete().map((s) => s.traceId))
+        const linkedToRsvp = () =>
+          collector.spans.filter((s) =>
+            s.kind === CONSUMER && s.name.startsWith("OutboxPublisher.deliver") &&
+            s.links.some((l) => rsvpTraces.has(l.traceId))
+          )
+        yield* eventually(
+          () => linkedToRsvp().length > 0,
+          () =>
+            `no delivery links to an RSVP's trace; consumer spans and links: ${
+              JSON.stringify(collector.spans.filter((s) => s.kind === CONSUMER).map((s) => [s.name, s.links]))
+            }`,
+          "60 seconds"
+        )
+        const linked = linkedToRsvp()[0]!
+        const target = linked.links.find((l) => rsvpTraces.has(l.traceId))!
+        assert.match(collector.spans.find((s) => s.spanId === target.spanId)?.name ?? "", /^Outbox\.append(All)?$/)
+
+        // A transfer's group commit continues the transfer's trace: HTTP → Ledger.batch → its statements.
+        yield* pay(c.member.client, { recipient_id: c.other.id, amount: 1 }).pipe(expectStatus(201))
+        const transferBatch = () => {
+          const server = collector.spans.find((s) => s.kind === SERVER && s.attributes["http.route"] === TRANSFER_ROUTE)
+          const batch = server && descendantOf(collector.spans, server, (s) => s.name === "Ledger.batch")
+          const write = batch && childOf(collector.spans, batch, (s) => s.name === "LedgerWriter.writeBatch")
+          return write && descendantOf(
+            collector.spans,
+            write,
+            (s) => s.name === "sql.execute" && /ledger_entries/.test(String(s.attributes["db.query.text"]))
+          )
+        }
+        yield* eventually(
+          () => transferBatch() !== undefined,
+          () => {
+            const server = collector.spans.find((s) => s.attributes["http.route"] === TRANSFER_ROUTE)
+            return `transfer trace incomplete:\n${
+              server === undefined
+                ? "no server span"
+                : renderTrace(collector.spans.filter((s) => s.traceId === server.traceId), showAttributes)
+            }`
+          }
         )
 
         const file = process.env["RSVP_TRACE_FILE"]

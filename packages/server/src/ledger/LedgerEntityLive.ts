@@ -6,8 +6,9 @@ import {
   type Move,
   type Posted
 } from "@timebank/domain"
-import { type Cause, Deferred, Duration, Effect, Exit, Queue } from "effect"
+import { type Cause, Deferred, Duration, Effect, Exit, type Option, Queue, type Tracer } from "effect"
 import { oneByOne, withinTime } from "../platform/EntityBatches.js"
+import { callerSpan, withBatchSpan } from "../platform/Telemetry.js"
 import { LedgerWriter, type MoveOutcome } from "./LedgerWriter.js"
 
 /** The most moves one database transaction applies. */
@@ -27,6 +28,8 @@ const ONE_BY_ONE_BUDGET = Duration.times(BATCH_TIMEOUT, 2)
 interface Pending {
   readonly move: Move
   readonly reply: Deferred.Deferred<Posted, InsufficientBalance | IdempotencyConflict>
+  /** The span of the message, which the batch's span continues or links. */
+  readonly span: Option.Option<Tracer.AnySpan>
 }
 
 const answer = (batch: ReadonlyArray<Pending>, outcomes: ReadonlyArray<MoveOutcome>) =>
@@ -78,14 +81,17 @@ export const LedgerEntityLive = LedgerEntity.toLayer(
     const writeNext = Effect.gen(function*() {
       const batch = [yield* Queue.take(queue), ...(yield* Queue.takeUpTo(queue, MAX_BATCH - 1))]
       // Whatever goes wrong, every caller gets an answer and the loop goes on with the next batch.
-      yield* write(batch).pipe(Effect.catchAllCause((cause) => failUnanswered(batch, cause)))
+      yield* write(batch).pipe(
+        withBatchSpan("Ledger.batch", batch.map((p) => p.span)),
+        Effect.catchAllCause((cause) => failUnanswered(batch, cause))
+      )
     })
     yield* Effect.forkScoped(Effect.forever(writeNext))
 
     const submit = ({ payload }: { readonly payload: Move }) =>
       Effect.gen(function*() {
         const reply = yield* Deferred.make<Posted, InsufficientBalance | IdempotencyConflict>()
-        yield* Queue.offer(queue, { move: payload, reply })
+        yield* Queue.offer(queue, { move: payload, reply, span: yield* callerSpan })
         return yield* Deferred.await(reply)
       })
 

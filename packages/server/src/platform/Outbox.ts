@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { CurrentTenant, DomainEvent } from "@timebank/domain"
 import { Effect, Schema } from "effect"
 import { pgArray } from "./SqlArrays.js"
+import { currentTraceParent } from "./Telemetry.js"
 import { dieOnSqlError } from "./TenantSql.js"
 
 const encodeEvent = Schema.encodeSync(DomainEvent)
@@ -21,11 +22,12 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
+    // Each row remembers the (traced) span that recorded it, so that its deliveries link back to the request.
     const insertOne = (tenantId: number | null, event: DomainEvent) =>
-      Effect.suspend(() => {
+      Effect.flatMap(currentTraceParent, (traceParent) => {
         const row = outboxRow(event)
-        return sql`INSERT INTO outbox_events (tenant_id, event_type, payload)
-          VALUES (${tenantId}, ${row.type}, ${row.payload}::jsonb)`
+        return sql`INSERT INTO outbox_events (tenant_id, event_type, payload, trace_parent)
+          VALUES (${tenantId}, ${row.type}, ${row.payload}::jsonb, ${traceParent})`
       }).pipe(
         Effect.asVoid,
         dieOnSqlError,
@@ -35,10 +37,10 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
 
     // One statement for a whole batch (the ledger records a TransactionCompleted per move of a group commit).
     const insertMany = (tenantId: number | null, events: ReadonlyArray<DomainEvent>) =>
-      Effect.suspend(() => {
+      Effect.flatMap(currentTraceParent, (traceParent) => {
         const rows = events.map(outboxRow)
-        return sql`INSERT INTO outbox_events (tenant_id, event_type, payload)
-          SELECT ${tenantId}, e.type, e.payload::jsonb
+        return sql`INSERT INTO outbox_events (tenant_id, event_type, payload, trace_parent)
+          SELECT ${tenantId}, e.type, e.payload::jsonb, ${traceParent}
           FROM unnest(${pgArray(rows.map((r) => r.type))}::text[], ${pgArray(rows.map((r) => r.payload))}::text[])
                WITH ORDINALITY AS e(type, payload, n)
           ORDER BY e.n`

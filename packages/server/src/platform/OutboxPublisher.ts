@@ -6,6 +6,7 @@ import { AppConfig } from "./AppConfig.js"
 import { openCursor } from "./OutboxCursor.js"
 import { pgArray } from "./SqlArrays.js"
 import { DbDate, DbInt, decodeRows } from "./SqlRows.js"
+import { linksTo } from "./Telemetry.js"
 import { dieOnSqlError } from "./TenantSql.js"
 
 /** What a subscriber learns about an event besides the event itself. */
@@ -87,7 +88,8 @@ const OutboxRow = Schema.Struct({
   tenant_id: Schema.NullOr(DbInt),
   event_type: Schema.String,
   payload: Schema.Unknown,
-  created_at: DbDate
+  created_at: DbDate,
+  trace_parent: Schema.NullOr(Schema.String)
 })
 type OutboxRow = typeof OutboxRow.Type
 
@@ -135,7 +137,7 @@ export const runSubscriber = <K extends DomainEventTag, R>(
     const nextBatch = () =>
       sql`
       SELECT id, tx_id::text AS tx_id, tenant_id, event_type,
-             CASE WHEN event_type = ANY(${tagList}::text[]) THEN payload END AS payload, created_at
+             CASE WHEN event_type = ANY(${tagList}::text[]) THEN payload END AS payload, created_at, trace_parent
       FROM outbox_events
       WHERE (tx_id, id) > (${cursor.position.txId}::xid8, ${cursor.position.eventId})
         AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
@@ -171,6 +173,7 @@ export const runSubscriber = <K extends DomainEventTag, R>(
         Effect.catchAll((cause) => deadLetter(row, cause)),
         Effect.withSpan("OutboxPublisher.deliver", {
           attributes: { subscriber: subscriber.name, type: row.event_type, "outbox.event_id": row.id },
+          links: linksTo([row.trace_parent]),
           kind: "consumer",
           captureStackTrace: false
         })
@@ -192,17 +195,20 @@ export const runSubscriber = <K extends DomainEventTag, R>(
       Effect.suspend(() => {
         const handleMany = subscriber.handleMany
         const items: Array<{ event: DomainEventOf<K>; meta: OutboxMeta }> = []
+        const traceParents: Array<string | null> = []
         for (const row of rows) {
           if (!tags.has(row.event_type)) continue
           const decoded = decodeOutboxRow(row)
           if (Either.isLeft(decoded)) return Effect.succeed(false)
           const meta = { id: row.id, tenantId: row.tenant_id, createdAt: row.created_at }
           items.push({ event: decoded.right as DomainEventOf<K>, meta })
+          traceParents.push(row.trace_parent)
         }
         if (handleMany === undefined || items.length === 0) return Effect.succeed(false)
         return handleMany(items).pipe(
           Effect.withSpan("OutboxPublisher.deliverMany", {
             attributes: { subscriber: subscriber.name, "batch.size": items.length },
+            links: linksTo(traceParents),
             kind: "consumer",
             captureStackTrace: false
           }),

@@ -168,6 +168,30 @@ export const untracedRequests = (config: AppConfig): (request: HttpServerRequest
 /** The span the caller runs in, if any: what a queued message remembers so that its batch can continue its trace. */
 export const callerSpan: Effect.Effect<Option.Option<Tracer.AnySpan>> = Effect.serviceOption(Tracer.ParentSpan)
 
+/** The W3C `traceparent` of the current span when it is recorded, else null: what a stored outbox event remembers. */
+export const currentTraceParent: Effect.Effect<string | null> = Effect.map(
+  callerSpan,
+  (span) => Option.isSome(span) && span.value.sampled ? `00-${span.value.traceId}-${span.value.spanId}-01` : null
+)
+
+const TRACE_PARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/
+
+/** OpenTelemetry's default limit of links per span. */
+const MAX_LINKS = 128
+
+/** Links to the spans that stored `traceParents` ({@link currentTraceParent}), each once; nulls and junk are skipped. */
+export const linksTo = (traceParents: Iterable<string | null>): Array<Tracer.SpanLink> => {
+  const links = new Map<string, Tracer.SpanLink>()
+  for (const traceParent of traceParents) {
+    const parsed = traceParent === null ? null : TRACE_PARENT.exec(traceParent)
+    if (parsed === null || links.has(parsed[2]!)) continue
+    const span = Tracer.externalSpan({ traceId: parsed[1]!, spanId: parsed[2]!, sampled: true })
+    links.set(parsed[2]!, { _tag: "SpanLink", span, attributes: {} })
+    if (links.size >= MAX_LINKS) break
+  }
+  return [...links.values()]
+}
+
 /**
  * Runs a group-commit batch in a span of its own that continues the trace of its first message and links the
  * others: the statements of one RSVP stay in that RSVP's trace even though a writer fiber runs them.
