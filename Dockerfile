@@ -14,5 +14,5 @@ RUN npm ci --omit=dev --engine-strict --no-audit --no-fund && npm cache clean --
 ENV PORT=3000
 EXPOSE 3000 34431
 
-# A young generation of 64 MB semi-spaces (decisions "Read path and edge": the runtime's heap), as `npm start`.
-CMD ["node", "--max-semi-space-size=64", "--import", "tsx", "apps/api/src/main.ts"]
+# A young generation of 32 MB semi-spaces (decisions "Read path and edge": the runtime's heap), as `npm start`.
+CMD ["node", "--max-semi-space-size=32", "--import", "tsx", "apps/api/src/main.ts"]
