@@ -13,10 +13,7 @@ export const SessionUserRow = Schema.Struct({
 })
 export type SessionUserRow = typeof SessionUserRow.Type
 
-/**
- * What admitting a caller needs of the user behind a session (who, where, role, whether they may sign in) and the
- * session itself: the bearer and cookie lookups of every request read and decode these columns only.
- */
+/** The user columns of {@link CallerRow}, listed once for its schema and its SQL. */
 const CALLER_USER_COLUMNS = [
   "id",
   "tenant_id",
@@ -28,6 +25,10 @@ const CALLER_USER_COLUMNS = [
   "deleted_at"
 ] as const
 
+/**
+ * What admitting a caller needs of the user behind a session (who, where, role, whether they may sign in) and the
+ * session itself: the bearer and cookie lookups of every request read and decode these columns only.
+ */
 export const CallerRow = Schema.Struct({
   ...UserRow.pick(...CALLER_USER_COLUMNS).fields,
   session_id: Schema.NullOr(DbInt),

@@ -1,5 +1,5 @@
 import { OtlpMetrics, OtlpSerialization, OtlpTracer } from "@effect/opentelemetry"
-import { FetchHttpClient, Headers, type HttpServerRequest } from "@effect/platform"
+import { FetchHttpClient, Headers, type HttpServerRequest, HttpTraceContext } from "@effect/platform"
 import { Effect, Layer, Metric, MetricBoundaries, MetricLabel, Option, Tracer } from "effect"
 import { hostname } from "node:os"
 import { AppConfig } from "./AppConfig.js"
@@ -171,10 +171,11 @@ export const callerSpan: Effect.Effect<Option.Option<Tracer.AnySpan>> = Effect.s
 /** The W3C `traceparent` of the current span when it is recorded, else null: what a stored outbox event remembers. */
 export const currentTraceParent: Effect.Effect<string | null> = Effect.map(
   callerSpan,
-  (span) => Option.isSome(span) && span.value.sampled ? `00-${span.value.traceId}-${span.value.spanId}-01` : null
+  (span) =>
+    Option.isSome(span) && span.value._tag === "Span" && span.value.sampled
+      ? HttpTraceContext.toHeaders(span.value)["traceparent"] ?? null
+      : null
 )
-
-const TRACE_PARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/
 
 /** OpenTelemetry's default limit of links per span. */
 const MAX_LINKS = 128
@@ -182,11 +183,11 @@ const MAX_LINKS = 128
 /** Links to the spans that stored `traceParents` ({@link currentTraceParent}), each once; nulls and junk are skipped. */
 export const linksTo = (traceParents: Iterable<string | null>): Array<Tracer.SpanLink> => {
   const links = new Map<string, Tracer.SpanLink>()
-  for (const traceParent of traceParents) {
-    const parsed = traceParent === null ? null : TRACE_PARENT.exec(traceParent)
-    if (parsed === null || links.has(parsed[2]!)) continue
-    const span = Tracer.externalSpan({ traceId: parsed[1]!, spanId: parsed[2]!, sampled: true })
-    links.set(parsed[2]!, { _tag: "SpanLink", span, attributes: {} })
+  for (const traceparent of traceParents) {
+    if (traceparent === null) continue
+    const span = HttpTraceContext.w3c(Headers.unsafeFromRecord({ traceparent }))
+    if (Option.isNone(span) || links.has(span.value.spanId)) continue
+    links.set(span.value.spanId, { _tag: "SpanLink", span: span.value, attributes: {} })
     if (links.size >= MAX_LINKS) break
   }
   return [...links.values()]

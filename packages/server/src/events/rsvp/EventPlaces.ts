@@ -53,9 +53,11 @@ export const makePlaces = (
   return { rsvps: map, waitlist: Waitlist.waitlistOf(waitlist), going, interested }
 }
 
+const statusIn = (rsvps: Places["rsvps"], userId: number): RsvpStatus | undefined =>
+  Option.getOrUndefined(HashMap.get(rsvps, userId))
+
 /** A member's RSVP status, if they answered. */
-export const statusOf = (places: Places, userId: number): RsvpStatus | undefined =>
-  Option.getOrUndefined(HashMap.get(places.rsvps, userId))
+export const statusOf = (places: Places, userId: number): RsvpStatus | undefined => statusIn(places.rsvps, userId)
 
 /** The waiters, first come first. */
 export const waitersOf = (places: Places): Array<number> => Waitlist.waiters(places.waitlist)
@@ -97,7 +99,7 @@ export const isEmpty = (change: Change) =>
 export const applyChange = (places: Places, change: Change): Places => {
   let { going, interested, rsvps, waitlist } = places
   for (const [userId, status] of change.rsvps) {
-    const was = Option.getOrUndefined(HashMap.get(rsvps, userId))
+    const was = statusIn(rsvps, userId)
     const now = status ?? undefined
     going += placeCount(now) - placeCount(was)
     interested += interestCount(now) - interestCount(was)

@@ -79,13 +79,9 @@ export const positionIn = (waitlist: Waitlist, userId: number): number | null =>
   })
 
 /** The queue order of members who were waiting: by their sequence in `waitlist`. */
-export const inQueueOrder = (waitlist: Waitlist, userIds: Iterable<number>): Array<number> =>
-  Array.from(userIds)
-    .flatMap((userId) =>
-      Option.match(HashMap.get(waitlist.sequenceOf, userId), {
-        onNone: () => [],
-        onSome: (sequence) => [[sequence, userId] as const]
-      })
-    )
-    .sort((a, b) => a[0] - b[0])
-    .map(([, userId]) => userId)
+export const inQueueOrder = (waitlist: Waitlist, userIds: Iterable<number>): Array<number> => {
+  const sequence = (userId: number) => HashMap.unsafeGet(waitlist.sequenceOf, userId)
+  return Array.from(userIds)
+    .filter((userId) => isWaiting(waitlist, userId))
+    .sort((a, b) => sequence(a) - sequence(b))
+}
