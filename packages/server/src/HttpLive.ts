@@ -73,6 +73,7 @@ import { FileStore, serveUpload, UPLOADS_PATH } from "./platform/FileStore.js"
 import { GeocoderLive } from "./platform/GeocoderLive.js"
 import { DecodeErrorsLive, httpEdge } from "./platform/HttpEdge.js"
 import { JobRegistry } from "./platform/JobRegistry.js"
+import { leanServe } from "./platform/LeanServe.js"
 import { rateLimitLayer } from "./platform/RateLimit.js"
 import { RouteTable } from "./platform/RouteTable.js"
 import { untracedRequests } from "./platform/Telemetry.js"
@@ -231,7 +232,7 @@ export const makeHttpLive = <R>(api: HttpApi.HttpApi.Any, apiLive: Layer.Layer<H
       { method: "GET", path: DOCS_PATH },
       { method: "GET", path: UPLOADS_ROUTE }
     ])
-    return HttpApiBuilder.serve().pipe(
+    return leanServe().pipe(
       // A server span per request only while telemetry exports (OTEL_EXPORTER_OTLP_ENDPOINT): otherwise it costs.
       HttpMiddleware.withTracerDisabledWhen(untracedRequests(config)),
       Layer.provide(httpEdge({ routes, maxBodyBytes: config.maxBodyBytes, dialects: FederationDialects })),
