@@ -18,7 +18,9 @@ const requestServices = Context.pick(
  * each middleware's service, the handler group's own context), and copying costs about 0.1 µs per entry here: with
  * the ~40 services of the process that was ~10 µs of every request. Handlers lose nothing: a handler group and a
  * middleware take their services when they are built, and the HttpApi's types hold what a request needs at run time
- * to the platform's services (`HttpRouter.DefaultServices`).
+ * to the platform's services (`HttpRouter.DefaultServices`). One path the types do not cover: a global middleware
+ * (`HttpApiBuilder.middleware`) runs in the request's context, so it takes its services when it is built
+ * (`Effect.map(SqlClient.SqlClient, (sql) => (app) => …)`, as `auditTrail` does), never per request.
  */
 export const leanServe = () =>
   Layer.unwrapEffect(Effect.map(HttpApiBuilder.httpApp, (app) =>
