@@ -1,16 +1,15 @@
 import { Etag, FileSystem, HttpApiBuilder, HttpPlatform, HttpServer, Path } from "@effect/platform"
 import { Context, Effect, Layer, Scope } from "effect"
 
-type RequestServices = HttpPlatform.HttpPlatform | Etag.Generator | FileSystem.FileSystem | Path.Path | Scope.Scope
-
 /** What a request fiber takes from the process: the platform's services (files, ETags) and the server's scope. */
-const requestServices = Context.pick(
+const REQUEST_SERVICES = [
   HttpPlatform.HttpPlatform,
   Etag.Generator,
   FileSystem.FileSystem,
   Path.Path,
   Scope.Scope
-)
+] as const
+type RequestServices = Context.Tag.Identifier<(typeof REQUEST_SERVICES)[number]>
 
 /**
  * `HttpApiBuilder.serve()`, except that request fibers start from the platform's services alone instead of every
@@ -27,5 +26,5 @@ export const leanServe = () =>
     Layer.scopedDiscard(Effect.gen(function*() {
       const server = yield* HttpServer.HttpServer
       yield* Effect.mapInputContext(server.serve(app), (context: Context.Context<RequestServices>) =>
-        requestServices(context))
+        Context.pick(...REQUEST_SERVICES)(context))
     })))).pipe(Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]))
