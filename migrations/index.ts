@@ -30,6 +30,7 @@ import m0027 from "./0027_group_type_policies.js"
 import m0028 from "./0028_matching.js"
 import m0029 from "./0029_listing_category_index.js"
 import m0030 from "./0030_outbox_trace_parent.js"
+import m0031 from "./0031_outbound_transfers_pending.js"
 
 /** Forward-only migrations, in order. A landed migration is never edited; add a new one. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
@@ -62,5 +63,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0027_group_type_policies": m0027,
   "0028_matching": m0028,
   "0029_listing_category_index": m0029,
-  "0030_outbox_trace_parent": m0030
+  "0030_outbox_trace_parent": m0030,
+  "0031_outbound_transfers_pending": m0031
 }

@@ -33,6 +33,7 @@ import {
   FederationDialects,
   FederationLive,
   FederationMiddlewareLive,
+  OutboundTransferJobsLive,
   WebhookJobsLive
 } from "./federation/index.js"
 import { GroupFeedActivityLive } from "./feed/GroupFeedActivityLive.js"
@@ -185,6 +186,8 @@ export const FeatureJobsLive = Layer.mergeAll(
 /** What a serving process runs on the cluster: entities, outbox subscribers and jobs (needs Sharding). */
 export const ClusterFeaturesLive = Layer.mergeAll(
   FeatureJobsLive,
+  // Moves money through the Ledger entity, so not among the jobs a CLI process (off the cluster) can run.
+  OutboundTransferJobsLive,
   // The jobs' scheduler, one runner at a time (JOBS_SCHEDULER=off leaves it out).
   JobSchedulerLive,
   LedgerClusterLive,

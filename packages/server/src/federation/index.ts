@@ -39,6 +39,7 @@ export * from "./signing/FederationSignature.js"
 export * from "./switches/FederationSwitches.js"
 export * from "./switches/SwitchesService.js"
 export * from "./transactions/index.js"
+export { OutboundTransferJobsLive } from "./transfers/index.js"
 export * from "./writes/index.js"
 
 /**

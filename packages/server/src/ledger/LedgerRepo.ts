@@ -20,6 +20,7 @@ export type MemberTransactionRow = typeof MemberTransactionRow.Type
 const allTransactions = decodeRows(MemberTransactionRow)
 const firstTransaction = decodeFirst(MemberTransactionRow)
 const firstBalance = decodeFirst(Schema.Struct({ balance: DbNumeric }))
+const firstId = decodeFirst(Schema.Struct({ id: DbInt }))
 const balances = decodeRows(Schema.Struct({ owner_id: DbInt, balance: DbNumeric }))
 
 type OwnedAccount = "member" | "organisation" | "partner"
@@ -84,6 +85,14 @@ export class LedgerRepo extends Effect.Service<LedgerRepo>()("LedgerRepo", {
           )
         )
       },
+      /** The community's transaction posted with this idempotency key, if any. */
+      transactionIdByKey: (key: string) =>
+        db.query((tenantId) =>
+          sql`SELECT id FROM ledger_transactions WHERE tenant_id = ${tenantId} AND idempotency_key = ${key}`.pipe(
+            firstId,
+            Effect.map(Option.map((row) => row.id))
+          )
+        ),
       memberTransaction: (userId: number, transactionId: number) =>
         db.query((tenantId) =>
           sql`${memberEntries(tenantId, userId)} AND t.id = ${transactionId}`.pipe(firstTransaction)

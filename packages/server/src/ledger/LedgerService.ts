@@ -281,6 +281,8 @@ export class LedgerService extends Effect.Service<LedgerService>()("LedgerServic
 
     return {
       ...clearingMoves(post, repo),
+      /** The transaction a move with this idempotency key posted, if it was posted (a caller recovering its work). */
+      transactionIdByKey: (key: string) => repo.transactionIdByKey(key),
       payCheckIn,
       organisationBalance: (organisationId: number) => repo.organisationBalance(organisationId),
       /** Balances (cents) of a page of organisations, one query; organisations without an account have 0. */

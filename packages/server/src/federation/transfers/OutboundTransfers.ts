@@ -1,4 +1,5 @@
 import {
+  type Cents,
   type CreateFederationTransfer,
   CurrentTenant,
   CurrentUser,
@@ -58,6 +59,13 @@ export const reversalKey = (uuid: string) => `federation-out-reversal:${uuid}`
  */
 const REVERSAL_FLOOR_CENTS = Number.MIN_SAFE_INTEGER
 
+/**
+ * A pending transfer this much older than the longest a request may take is one whose process stopped mid-way
+ * (`recoverInterrupted`); at least 10 minutes, and four transfer timeouts when those are longer.
+ */
+const INTERRUPTED_AFTER_MS = 10 * 60_000
+const RECOVER_BATCH = 100
+
 /** How long a replay waits past the transfer timeout for a concurrent first request to settle. */
 const SETTLE_MARGIN_MS = 5_000
 const SETTLE_POLL_MS = 100
@@ -110,8 +118,10 @@ export class OutboundTransfers extends Effect.Service<OutboundTransfers>()("Outb
     const switches = yield* FederationSwitches
     const protocols = yield* FederationProtocols
     const ledger = yield* LedgerService
+    const timeoutMs = yield* transferTimeoutMs
     // A send makes at most two calls (Komunitin's two-step commit), each bounded by the transfer timeout.
-    const settleWithinMs = 2 * (yield* transferTimeoutMs) + SETTLE_MARGIN_MS
+    const settleWithinMs = 2 * timeoutMs + SETTLE_MARGIN_MS
+    const interruptedAfterMs = Math.max(INTERRUPTED_AFTER_MS, 4 * timeoutMs)
 
     /**
      * The first request's transfer, once it settled (a concurrent first request may still be sending). Its row
@@ -159,6 +169,36 @@ export class OutboundTransfers extends Effect.Service<OutboundTransfers>()("Outb
       return { partner: partner.value, protocol, credentials }
     })
 
+    /** The compensating move of a debited transfer (once per transfer: keyed), then the row `failed`. */
+    const reverseAndFail = (r: {
+      readonly uuid: string
+      readonly partnerId: number
+      readonly partnerName: string
+      readonly userId: number
+      readonly cents: Cents
+      readonly description: string
+      readonly failure: { readonly http_status: number | null; readonly detail: string }
+      readonly outcomeUnknown: boolean
+    }) =>
+      Effect.gen(function*() {
+        const reversal = yield* ledger.receiveFromPartner({
+          partnerId: r.partnerId,
+          floorCents: REVERSAL_FLOOR_CENTS,
+          recipientId: r.userId,
+          cents: r.cents,
+          description: r.description,
+          key: reversalKey(r.uuid),
+          requestHash: hashOf({ reversal: r.uuid }),
+          senderName: r.partnerName
+        }).pipe(Effect.catchTags({ InsufficientBalance: Effect.die, IdempotencyConflict: Effect.die }))
+        return yield* repo.settle(r.uuid, {
+          _tag: "Failed",
+          reversalTransactionId: reversal.transactionId,
+          failure: r.failure,
+          outcomeUnknown: r.outcomeUnknown
+        })
+      })
+
     /** Debit, call, then settle: one unit that a client going away must not cut in half. */
     const debitAndSend = (
       partner: PartnerRecord,
@@ -189,19 +229,13 @@ export class OutboundTransfers extends Effect.Service<OutboundTransfers>()("Outb
         if (outcome._tag === "Completed") {
           return yield* repo.settle(transfer.uuid, { _tag: "Completed", remoteId: outcome.remoteId })
         }
-        const reversal = yield* ledger.receiveFromPartner({
+        return yield* reverseAndFail({
+          uuid: transfer.uuid,
           partnerId: partner.id,
-          floorCents: REVERSAL_FLOOR_CENTS,
-          recipientId: transfer.sender.userId,
+          partnerName: partner.name,
+          userId: transfer.sender.userId,
           cents: transfer.cents,
           description: `Returned: ${partner.name} did not take the transfer`,
-          key: reversalKey(transfer.uuid),
-          requestHash: hashOf({ reversal: transfer.uuid }),
-          senderName: partner.name
-        }).pipe(Effect.catchTags({ InsufficientBalance: Effect.die, IdempotencyConflict: Effect.die }))
-        return yield* repo.settle(transfer.uuid, {
-          _tag: "Failed",
-          reversalTransactionId: reversal.transactionId,
           failure: { http_status: outcome.httpStatus, detail: outcome.detail },
           outcomeUnknown: outcome.outcomeUnknown
         })
@@ -284,6 +318,54 @@ export class OutboundTransfers extends Effect.Service<OutboundTransfers>()("Outb
       return outboundTransferView(row.value)
     })
 
-    return { create, list, get } as const
+    /**
+     * One transfer left `pending` by a process that stopped between its steps. Without a debit in the ledger nothing
+     * moved and nothing was sent (the call comes after the debit): the row goes, as when the ledger refuses a debit.
+     * With one, the call may have reached the partner: the money comes back through the reversal and the transfer is
+     * `failed` with its outcome unknown, as after a timeout (the partner's admins settle with our `uuid`).
+     */
+    const recoverOne = (row: OutboundTransferRow) =>
+      Effect.gen(function*() {
+        const debitId = row.transaction_id === null
+          ? yield* ledger.transactionIdByKey(debitKey(row.uuid))
+          : Option.some(row.transaction_id)
+        if (Option.isNone(debitId)) return yield* repo.deletePending(row.uuid)
+        if (row.transaction_id === null) yield* repo.debited(row.uuid, debitId.value)
+        const partnerName = Option.match(yield* partners.find(row.partner_id), {
+          onNone: () => "the partner",
+          onSome: (partner) => partner.name
+        })
+        yield* reverseAndFail({
+          uuid: row.uuid,
+          partnerId: row.partner_id,
+          partnerName,
+          userId: row.user_id,
+          cents: toCents(row.amount),
+          description: `Returned: the transfer to ${partnerName} was interrupted`,
+          failure: {
+            http_status: null,
+            detail: "the transfer was interrupted (the service stopped while sending it); the outcome at the " +
+              "partner is unknown and the hours were returned"
+          },
+          outcomeUnknown: true
+        })
+      })
+
+    /**
+     * The `federation.transfers.recover` job for the current community: settles the transfers a stopped process left
+     * `pending` (older than {@link interruptedAfterMs} at `at`); answers how many it settled.
+     */
+    const recoverInterrupted = Effect.fn("OutboundTransfers.recoverInterrupted")(function*(at: Date) {
+      const before = new Date(at.getTime() - interruptedAfterMs)
+      let recovered = 0
+      for (;;) {
+        const rows = yield* repo.pendingBefore(before, RECOVER_BATCH)
+        for (const row of rows) yield* Effect.uninterruptible(recoverOne(row))
+        recovered += rows.length
+        if (rows.length < RECOVER_BATCH) return recovered
+      }
+    })
+
+    return { create, list, get, recoverInterrupted } as const
   })
 }) {}

@@ -142,6 +142,14 @@ export class OutboundTransfersRepo extends Effect.Service<OutboundTransfersRepo>
               WHERE tenant_id = ${tenantId} AND uuid = ${uuid} AND status = 'pending' AND transaction_id IS NULL`
         ).pipe(Effect.asVoid),
 
+      /** The community's transfers still `pending` that were created before `before`, oldest first. */
+      pendingBefore: (before: Date, limit: number) =>
+        db.query((tenantId) =>
+          sql`SELECT ${columns} FROM federation_outbound_transfers
+              WHERE tenant_id = ${tenantId} AND status = 'pending' AND created_at < ${before}
+              ORDER BY created_at, id LIMIT ${limit}`.pipe(all)
+        ),
+
       debited: (uuid: string, transactionId: number) =>
         db.query((tenantId) =>
           sql`UPDATE federation_outbound_transfers SET transaction_id = ${transactionId}, updated_at = now()

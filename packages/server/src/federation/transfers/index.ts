@@ -2,6 +2,7 @@ import { Layer } from "effect"
 import { OutboundTransfers } from "./OutboundTransfers.js"
 import { OutboundTransfersHttpLive } from "./OutboundTransfersHttp.js"
 
+export { OutboundTransferJobsLive } from "./OutboundTransferJobs.js"
 export * from "./OutboundTransfers.js"
 export * from "./OutboundTransfersRepo.js"
 
