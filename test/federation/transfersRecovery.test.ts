@@ -52,6 +52,14 @@ const stoppedBeforeDebit = (id: number, minutesAgo: number) =>
     (rows) => Number(rows[0]!.id)
   )
 
+/** A community whose member's transfer of 2.5 hours was stopped after its debit, 11 minutes ago. */
+const setupWithStopped = Effect.gen(function*() {
+  const c = yield* setup
+  const stopped = yield* sendTransfer(c.member, c.to42)
+  yield* stoppedAfterDebit(stopped.id, 11)
+  return { ...c, stopped }
+})
+
 const runRecover = (admin: Actor) =>
   Effect.map(
     admin.client.adminCronJobs.run({ path: { id: JOB }, withResponse: true }).pipe(expectStatus(200)),
@@ -135,9 +143,7 @@ layer(TestApp({ FEDERATION_TRANSFER_TIMEOUT: "1 second" }), { excludeTestService
 
       it.scoped("returns the hours when the partner was deleted since", () =>
         Effect.gen(function*() {
-          const c = yield* setup
-          const stopped = yield* sendTransfer(c.member, c.to42)
-          yield* stoppedAfterDebit(stopped.id, 11)
+          const { stopped, ...c } = yield* setupWithStopped
           yield* rowsOf((sql) => sql`UPDATE federation_partners SET deleted_at = now() WHERE id = ${c.partner.id}`)
           assert.include(yield* runRecover(c.admin), { status: "succeeded", items: 1 })
           assert.deepStrictEqual(yield* statusesOf(c.tenant.id), { [stopped.id]: "failed" })
@@ -150,9 +156,7 @@ layer(TestApp({ FEDERATION_TRANSFER_TIMEOUT: "1 second" }), { excludeTestService
 
       it.scoped("is an admin's to run: a member is refused 403 and nothing is settled", () =>
         Effect.gen(function*() {
-          const c = yield* setup
-          const stopped = yield* sendTransfer(c.member, c.to42)
-          yield* stoppedAfterDebit(stopped.id, 11)
+          const { stopped, ...c } = yield* setupWithStopped
           yield* c.member.client.adminCronJobs.run({ path: { id: JOB } }).pipe(expectError(403, "FORBIDDEN"))
           assert.deepStrictEqual(yield* statusesOf(c.tenant.id), { [stopped.id]: "pending" })
           assert.strictEqual(yield* walletOf(c.member), 7.5)

@@ -324,17 +324,17 @@ export class OutboundTransfers extends Effect.Service<OutboundTransfers>()("Outb
      * With one, the call may have reached the partner: the money comes back through the reversal and the transfer is
      * `failed` with its outcome unknown, as after a timeout (the partner's admins settle with our `uuid`).
      */
-    const recoverOne = (row: OutboundTransferRow) =>
+    const recoverOne = (
+      row: OutboundTransferRow,
+      partnerNameOf: (partnerId: number) => Effect.Effect<string, never, CurrentTenant>
+    ) =>
       Effect.gen(function*() {
         const debitId = row.transaction_id === null
           ? yield* ledger.transactionIdByKey(debitKey(row.uuid))
           : Option.some(row.transaction_id)
         if (Option.isNone(debitId)) return yield* repo.deletePending(row.uuid)
         if (row.transaction_id === null) yield* repo.debited(row.uuid, debitId.value)
-        const partnerName = Option.match(yield* partners.find(row.partner_id), {
-          onNone: () => "the partner",
-          onSome: (partner) => partner.name
-        })
+        const partnerName = yield* partnerNameOf(row.partner_id)
         yield* reverseAndFail({
           uuid: row.uuid,
           partnerId: row.partner_id,
@@ -357,10 +357,17 @@ export class OutboundTransfers extends Effect.Service<OutboundTransfers>()("Outb
      */
     const recoverInterrupted = Effect.fn("OutboundTransfers.recoverInterrupted")(function*(at: Date) {
       const before = new Date(at.getTime() - interruptedAfterMs)
+      // One read per partner in a run, not per transfer (a deleted partner's name is no longer known).
+      const partnerNameOf = yield* Effect.cachedFunction((partnerId: number) =>
+        Effect.map(
+          partners.find(partnerId),
+          Option.match({ onNone: () => "the partner", onSome: (partner) => partner.name })
+        )
+      )
       let recovered = 0
       for (;;) {
         const rows = yield* repo.pendingBefore(before, RECOVER_BATCH)
-        for (const row of rows) yield* Effect.uninterruptible(recoverOne(row))
+        for (const row of rows) yield* Effect.uninterruptible(recoverOne(row, partnerNameOf))
         recovered += rows.length
         if (rows.length < RECOVER_BATCH) return recovered
       }
